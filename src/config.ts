@@ -1,0 +1,100 @@
+import type { Surface } from "./surfaces/surface.js";
+
+/** Where one surface's calls go, and the server-held key for it. */
+export interface UpstreamConfig {
+  /** Base URL the route path below the surface's mount is appended to. */
+  baseUrl: string;
+  /** Whether this is the embedded simulated provider. */
+  simulated: boolean;
+  /** A server-held provider key, used when the client sends none. */
+  serverKey: string | undefined;
+}
+
+/** The gateway's configuration, read from the environment (contract section 1). */
+export interface Config {
+  host: string;
+  port: number;
+  policiesDir: string;
+  schemasDir: string;
+  defaultPolicy: string;
+  upstreams: Record<Surface["name"], UpstreamConfig>;
+  adminKey: string | undefined;
+  db: string;
+  maxBodyBytes: number;
+}
+
+/** A configuration value that cannot be used; names the variable, never its value. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+const upstreamDefaults: Record<Surface["name"], { variable: string; keyVariable: string; real: string }> = {
+  openai: { variable: "PROMPTGATE_UPSTREAM_OPENAI", keyVariable: "OPENAI_API_KEY", real: "https://api.openai.com/v1" },
+  gemini: {
+    variable: "PROMPTGATE_UPSTREAM_GEMINI",
+    keyVariable: "GEMINI_API_KEY",
+    real: "https://generativelanguage.googleapis.com",
+  },
+  anthropic: {
+    variable: "PROMPTGATE_UPSTREAM_ANTHROPIC",
+    keyVariable: "ANTHROPIC_API_KEY",
+    real: "https://api.anthropic.com",
+  },
+};
+
+/** The simulated provider's base URL for each surface. */
+export const simulatedBaseUrls: Record<Surface["name"], string> = {
+  openai: "http://simulated.promptgate.invalid/openai/v1",
+  gemini: "http://simulated.promptgate.invalid/gemini",
+  anthropic: "http://simulated.promptgate.invalid/anthropic",
+};
+
+/** Reads the configuration from environment variables; throws ConfigError naming a bad variable. */
+export function readConfig(environment: Environment): Config {
+  const upstreams = {} as Record<Surface["name"], UpstreamConfig>;
+  for (const [name, defaults] of Object.entries(upstreamDefaults) as [
+    Surface["name"],
+    typeof upstreamDefaults.openai,
+  ][]) {
+    upstreams[name] = readUpstream(environment, name, defaults);
+  }
+  return {
+    host: environment.HOST || "127.0.0.1",
+    port: readInteger(environment, "PORT", 8787, 0, 65535),
+    policiesDir: environment.PROMPTGATE_POLICIES || "./policies",
+    schemasDir: environment.PROMPTGATE_SCHEMAS || "./schemas",
+    defaultPolicy: environment.PROMPTGATE_DEFAULT_POLICY || "default",
+    upstreams,
+    adminKey: environment.PROMPTGATE_ADMIN_KEY || undefined,
+    db: environment.PROMPTGATE_DB || "./data/promptgate.db",
+    maxBodyBytes: readInteger(environment, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+function readUpstream(
+  environment: Environment,
+  name: Surface["name"],
+  defaults: (typeof upstreamDefaults)[Surface["name"]],
+): UpstreamConfig {
+  const serverKey = environment[defaults.keyVariable] || undefined;
+  const configured = environment[defaults.variable];
+  const simulated = configured === "simulated" || (!configured && serverKey === undefined);
+  if (simulated) return { baseUrl: simulatedBaseUrls[name], simulated: true, serverKey };
+  const baseUrl = (configured || defaults.real).replace(/\/+$/, "");
+  if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    throw new ConfigError(`${defaults.variable} must be an http(s) URL or "simulated".`);
+  }
+  return { baseUrl, simulated: false, serverKey };
+}
+
+function readInteger(environment: Environment, variable: string, fallback: number, min: number, max: number): number {
+  const text = environment[variable];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${variable} must be an integer from ${min} to ${max}.`);
+  }
+  return value;
+}

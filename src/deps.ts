@@ -1,0 +1,34 @@
+import type { Config } from "./config.js";
+import type { PolicyRegistry } from "./policy/policy-registry.js";
+
+/** A request to a provider, built by the pipeline. */
+export interface UpstreamRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: Uint8Array<ArrayBuffer> | string | undefined;
+  /** Aborts the upstream call, e.g. when the client disconnects. */
+  signal: AbortSignal | undefined;
+}
+
+/** A provider's answer; the body is read once, either whole or as a stream. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The whole body as bytes. */
+  bytes(): Promise<Uint8Array<ArrayBuffer>>;
+  /** The body as a stream, passed through as it arrives. */
+  stream(): ReadableStream<Uint8Array>;
+}
+
+/** Sends one request to a provider; rejects only when no HTTP answer arrived. */
+export type Transport = (request: UpstreamRequest) => Promise<UpstreamResponse>;
+
+/** What a runtime provides to the app. */
+export interface Deps {
+  config: Config;
+  policies: PolicyRegistry;
+  transport: Transport;
+  /** A fresh `ref_…` id per call; injected so tests can fix it. */
+  newRef: () => string;
+}

@@ -1,0 +1,60 @@
+import type { PromptSize } from "../window/prompt-size.js";
+
+/** The stable codes of contract section 5. */
+export type GatewayErrorCode =
+  | "INVESTIGATION_PROMPT_LIMIT"
+  | "CACHE_PREFIX_UNKNOWN"
+  | "INVALID_REQUEST"
+  | "PAYLOAD_TOO_LARGE"
+  | "POLICY_NOT_FOUND"
+  | "POLICY_MISMATCH"
+  | "RESPONSE_SCHEMA_INVALID"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "authentication"
+  | "account_selection"
+  | "quota"
+  | "rate_limit"
+  | "model"
+  | "worker"
+  | "timeout"
+  | "upstream"
+  | "internal";
+
+const retryableCodes: ReadonlySet<GatewayErrorCode> = new Set(["rate_limit", "worker", "timeout", "upstream"]);
+
+/** Options that some errors carry besides their code. */
+export interface GatewayErrorDetails {
+  /** The request field at fault, as a path of known field names (never a value). */
+  param?: string;
+  promptSize?: PromptSize;
+  diagnostics?: unknown;
+}
+
+/**
+ * Every failure the gateway answers itself. The message is fixed text chosen by the
+ * gateway: it never carries request content, keys or upstream text.
+ */
+export class GatewayError extends Error {
+  override readonly name = "GatewayError";
+  readonly retryable: boolean;
+
+  constructor(
+    readonly code: GatewayErrorCode,
+    readonly status: number,
+    message: string,
+    readonly details: GatewayErrorDetails = {},
+  ) {
+    super(message);
+    this.retryable = retryableCodes.has(code);
+  }
+
+  static isInstance(value: unknown): value is GatewayError {
+    return value instanceof GatewayError;
+  }
+}
+
+/** A request body or field the gateway cannot take. */
+export function invalidRequest(message: string, param?: string): GatewayError {
+  return new GatewayError("INVALID_REQUEST", 400, message, param === undefined ? {} : { param });
+}

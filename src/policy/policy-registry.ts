@@ -1,0 +1,67 @@
+import { GatewayError } from "../errors/gateway-error.js";
+import type { PolicyVersion } from "./policy.js";
+
+/** Finds the policy version a request names; runs once per request. */
+export interface PolicyRegistry {
+  /** A name (its current version) or `name@<12 to 64 hex digits>` (a pinned version); else `POLICY_NOT_FOUND`. */
+  resolve(policyRef: string): PolicyVersion;
+  /** Every known version, current and earlier, in the order they became known. */
+  list(): PolicyVersion[];
+}
+
+/** A registry that also takes versions served before, e.g. from the state store. */
+export interface WritablePolicyRegistry extends PolicyRegistry {
+  /** Adds an earlier version: it resolves when pinned, never for a plain name. Known versions are ignored. */
+  add(version: PolicyVersion): void;
+}
+
+const pinnedRef = /^([^@]+)@([0-9a-f]{12,64})$/i;
+
+/** A registry whose plain names resolve to `current` (one per name); `earlier` versions resolve only when pinned. */
+export function createPolicyRegistry(current: PolicyVersion[], earlier: PolicyVersion[] = []): WritablePolicyRegistry {
+  const currentByName = new Map<string, PolicyVersion>();
+  const versionsByName = new Map<string, PolicyVersion[]>();
+  const all: PolicyVersion[] = [];
+
+  function remember(version: PolicyVersion): boolean {
+    const versions = versionsByName.get(version.policy.name) ?? [];
+    if (versions.some((known) => known.sha256 === version.sha256)) return false;
+    versions.push(version);
+    versionsByName.set(version.policy.name, versions);
+    all.push(version);
+    return true;
+  }
+
+  for (const version of current) {
+    if (currentByName.has(version.policy.name)) {
+      throw new Error(`Two current versions of one policy name, the second from ${version.source}.`);
+    }
+    currentByName.set(version.policy.name, version);
+    remember(version);
+  }
+  for (const version of earlier) remember(version);
+
+  return {
+    resolve(policyRef) {
+      const byName = currentByName.get(policyRef);
+      if (byName !== undefined) return byName;
+      const pinned = pinnedRef.exec(policyRef);
+      if (pinned === null) throw policyNotFound();
+      const prefix = pinned[2]!.toLowerCase();
+      const matches = (versionsByName.get(pinned[1]!) ?? []).filter((version) => version.sha256.startsWith(prefix));
+      if (matches.length !== 1) throw policyNotFound();
+      return matches[0]!;
+    },
+    list() {
+      return [...all];
+    },
+    add(version) {
+      remember(version);
+    },
+  };
+}
+
+// The ref is request input, so the message stays fixed (STYLE.md, principle 5).
+function policyNotFound(): GatewayError {
+  return new GatewayError("POLICY_NOT_FOUND", 404, "No known policy version matches the requested policy reference.");
+}

@@ -1,0 +1,57 @@
+/**
+ * A policy as its TOML file holds it, after validation against schemas/policy.schema.json.
+ * Keys keep the file's snake_case so that the file, the schema and this type read alike.
+ */
+export interface Policy {
+  name: string;
+  description?: string;
+  window: {
+    /** true: both checks reject an oversize call; false: measure and report only. */
+    enforce: boolean;
+    target_chars: number;
+    limit_chars: number;
+    reserve_chars: number;
+  };
+  gemini: {
+    projection: "nested" | "outer" | "none";
+    schema_field: "responseJsonSchema" | "responseSchema";
+  };
+  validation: {
+    enabled: boolean;
+    on_invalid: "error" | "annotate";
+  };
+  repair: RepairRule[];
+  cache: {
+    /** What a cached prefix or previous response the gateway cannot measure gets. */
+    unknown_prefix: "reject" | "estimate";
+    /** Characters assumed per provider token when estimating; chosen high to stay conservative. */
+    chars_per_token: number;
+  };
+  upstream_errors: {
+    text: "redacted" | "passthrough";
+  };
+}
+
+/** One declared envelope unwrap (contract section 6). */
+export interface RepairRule {
+  name: string;
+  /** JSON Pointer of the value that may carry the envelope. */
+  at: string;
+  /** Applies only when the value at this pointer equals `equals` literally. */
+  when: { pointer: string; equals: string | number | boolean };
+  /** The envelope member, e.g. "choices": a one-element array of the real value. */
+  envelope: string;
+  /** The unwrapped object must carry this member, or the rule refuses. */
+  require_key: string;
+}
+
+/** One version of a policy: the policy and its content identity. */
+export interface PolicyVersion {
+  policy: Policy;
+  /** Hex sha256 of the policy's canonical JSON. */
+  sha256: string;
+  /** `name@` plus the first 12 hex digits of sha256: the form shown in prompt_size and headers. */
+  ref: string;
+  /** Where it was loaded from, for messages. */
+  source: string;
+}

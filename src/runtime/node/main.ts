@@ -1,0 +1,40 @@
+import { existsSync } from "node:fs";
+import { startNodeGateway } from "./node-gateway.js";
+
+const help = `promptgate: an HTTP gateway that keeps every LLM call inside a central prompt-size policy.
+
+Usage: npm start            (or: tsx src/runtime/node/main.ts)
+
+Configuration comes from the environment (and a .env file in the working directory):
+  PORT, HOST                     listen address (default 8787, 127.0.0.1)
+  PROMPTGATE_POLICIES            folder of policy files (default ./policies)
+  PROMPTGATE_SCHEMAS             folder of named JSON Schemas (default ./schemas)
+  PROMPTGATE_DEFAULT_POLICY      policy used when the URL names none (default "default")
+  PROMPTGATE_UPSTREAM_OPENAI     upstream base URL incl. /v1, or "simulated"
+  PROMPTGATE_UPSTREAM_GEMINI     upstream base URL without version, or "simulated"
+  PROMPTGATE_UPSTREAM_ANTHROPIC  upstream base URL without /v1, or "simulated"
+  OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY   server-held provider keys
+  PROMPTGATE_MAX_BODY_BYTES      request body cap (default 10485760)
+With no upstream and no key for a provider, its calls go to the built-in simulated provider.
+`;
+
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(help);
+  process.exit(0);
+}
+
+if (existsSync(".env")) process.loadEnvFile(".env");
+
+try {
+  const gateway = await startNodeGateway(process.env);
+  const modes = Object.entries(gateway.config.upstreams)
+    .map(([name, upstream]) => `${name}: ${upstream.simulated ? "simulated provider" : upstream.baseUrl}`)
+    .join(", ");
+  process.stdout.write(`promptgate listening on ${gateway.url} (${modes})\n`);
+  const stop = () => void gateway.close().then(() => process.exit(0));
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+} catch (error) {
+  process.stderr.write(`promptgate cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

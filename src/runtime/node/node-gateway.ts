@@ -1,0 +1,61 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type ServerType, serve } from "@hono/node-server";
+import { createApp } from "../../app.js";
+import { type Config, readConfig } from "../../config.js";
+import type { Deps } from "../../deps.js";
+import { newRef } from "../../errors/ref.js";
+import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
+import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
+import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
+import { undiciTransport } from "./undici-transport.js";
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** Reads every `*.toml` of the policy folder. */
+async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
+  const names = (await readdir(directory)).filter((name) => name.endsWith(".toml")).sort();
+  return Promise.all(
+    names.map(async (name) => ({ path: join(directory, name), text: await readFile(join(directory, name), "utf8") })),
+  );
+}
+
+/** The gateway's dependencies on Node: configuration and policies from disk, undici, the simulated provider. */
+export async function createNodeDeps(environment: Environment): Promise<Deps> {
+  const config = readConfig(environment);
+  const policySchema = JSON.parse(await readFile(join(config.schemasDir, "policy.schema.json"), "utf8"));
+  const policies = await loadPolicies(await readPolicyFiles(config.policiesDir), policySchema);
+  policies.resolve(config.defaultPolicy);
+  const simulated = createSimulatedProvider();
+  const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
+  return { config, policies, transport, newRef };
+}
+
+/** A running gateway on Node. */
+export interface NodeGateway {
+  url: string;
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** Starts the gateway on `HOST`:`PORT` (port 0 picks a free one) and resolves once it listens. */
+export async function startNodeGateway(environment: Environment): Promise<NodeGateway> {
+  const deps = await createNodeDeps(environment);
+  const app = createApp(deps);
+  return new Promise((resolve) => {
+    const server: ServerType = serve(
+      { fetch: app.fetch, hostname: deps.config.host, port: deps.config.port },
+      (info) => {
+        resolve({
+          url: `http://${deps.config.host}:${info.port}`,
+          config: deps.config,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              if ("closeAllConnections" in server) server.closeAllConnections();
+            }),
+        });
+      },
+    );
+  });
+}

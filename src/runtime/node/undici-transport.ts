@@ -1,0 +1,30 @@
+import { Readable } from "node:stream";
+import { Agent, request } from "undici";
+import type { Transport } from "../../deps.js";
+
+/**
+ * The Node transport: undici's `request()` on a keep-alive Agent, several times cheaper per
+ * call than WHATWG fetch on Node. Response bodies are read whole or streamed through.
+ */
+export function undiciTransport(): Transport {
+  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+  return async (upstream) => {
+    const response = await request(upstream.url, {
+      method: upstream.method as "GET",
+      headers: upstream.headers,
+      body: upstream.body,
+      signal: upstream.signal,
+      dispatcher: agent,
+    });
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+    }
+    return {
+      status: response.statusCode,
+      headers,
+      bytes: async () => new Uint8Array(await response.body.arrayBuffer()),
+      stream: () => Readable.toWeb(response.body) as ReadableStream<Uint8Array>,
+    };
+  };
+}

@@ -1,0 +1,24 @@
+/** A parsed JSON object, read field by field with the guards below. */
+export type JsonObject = Record<string, unknown>;
+
+/** Whether a parsed JSON value is an object (not an array, not null). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a value is a string with at least one character. */
+export function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value.length > 0;
+}
+
+/** The `text` members of a list of content parts, in order; non-text parts are skipped. */
+export function textOfParts(parts: unknown, textType: string | undefined): string[] {
+  if (!Array.isArray(parts)) return [];
+  const texts: string[] = [];
+  for (const part of parts) {
+    if (!isJsonObject(part) || typeof part.text !== "string") continue;
+    if (textType !== undefined && part.type !== textType) continue;
+    texts.push(part.text);
+  }
+  return texts;
+}

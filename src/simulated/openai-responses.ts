@@ -1,0 +1,143 @@
+import type {
+  Response as OpenAIResponse,
+  ResponseOutputMessage,
+  ResponseOutputText,
+  ResponseStreamEvent,
+  ResponseUsage,
+} from "openai/resources/responses/responses";
+import { type AnswerFormat, simulatedAnswer } from "./answer.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, textOfParts } from "./json-value.js";
+import type { JsonBody } from "./read-json-body.js";
+import { seedFromDigest, simulatedCreatedAt } from "./request-digest.js";
+import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
+import { eventFrame, sseResponse, textDeltas } from "./sse.js";
+import { estimatePromptTokens, estimateTokens } from "./token-estimate.js";
+
+const requiredFields: RequiredField[] = [{ field: "model", expected: "a non-empty string", check: isNonEmptyString }];
+
+/** The first problem with a Responses body, if any. */
+export function responsesRequestProblem(body: JsonObject): RequestProblem | undefined {
+  const problem = findRequestProblem(body, requiredFields);
+  if (problem !== undefined) return problem;
+  const { input } = body;
+  if (input !== undefined && typeof input !== "string" && !Array.isArray(input)) {
+    return { kind: "invalid", field: "input", expected: "a string or an array" };
+  }
+  return undefined;
+}
+
+/** A simulated Responses answer: a completed `response`, or its event stream when `stream` is set. */
+export function simulateResponse({ body, digest }: JsonBody): Response {
+  const text = simulatedAnswer({
+    lastUserText: lastUserText(body.input),
+    format: answerFormat(body.text),
+    seed: seedFromDigest(digest),
+  });
+  const inputTokens = estimatePromptTokens(body.instructions, body.input, body.tools);
+  const outputTokens = estimateTokens(text);
+  const usage: ResponseUsage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + outputTokens,
+  };
+  const messageId = `msg_sim${digest.slice(0, 40)}`;
+  const part: ResponseOutputText = { type: "output_text", text, annotations: [] };
+  const message: ResponseOutputMessage = {
+    id: messageId,
+    type: "message",
+    role: "assistant",
+    status: "completed",
+    content: [part],
+  };
+  const base: OpenAIResponse = {
+    id: `resp_sim${digest.slice(0, 40)}`,
+    object: "response",
+    created_at: simulatedCreatedAt,
+    status: "in_progress",
+    model: String(body.model),
+    output: [],
+    output_text: "",
+    error: null,
+    incomplete_details: null,
+    instructions: typeof body.instructions === "string" ? body.instructions : null,
+    metadata: null,
+    parallel_tool_calls: true,
+    temperature: null,
+    tool_choice: "auto",
+    tools: [],
+    top_p: null,
+    previous_response_id: typeof body.previous_response_id === "string" ? body.previous_response_id : null,
+  };
+  const completed: OpenAIResponse = {
+    ...base,
+    status: "completed",
+    completed_at: simulatedCreatedAt,
+    output: [message],
+    output_text: text,
+    usage,
+  };
+  if (body.stream !== true) return Response.json(completed);
+  const events = streamEvents(base, completed, message);
+  return sseResponse(events.map((event) => eventFrame(event.type, event)));
+}
+
+type UnnumberedEvent = ResponseStreamEvent extends infer Event
+  ? Event extends ResponseStreamEvent
+    ? Omit<Event, "sequence_number">
+    : never
+  : never;
+
+/** The Responses event sequence for one message with one text part, numbered in order. */
+function streamEvents(
+  base: OpenAIResponse,
+  completed: OpenAIResponse,
+  message: ResponseOutputMessage,
+): ResponseStreamEvent[] {
+  const text = completed.output_text;
+  const part: ResponseOutputText = { type: "output_text", text, annotations: [] };
+  const at = { item_id: message.id, output_index: 0, content_index: 0 };
+  const events: UnnumberedEvent[] = [
+    { type: "response.created", response: base },
+    { type: "response.in_progress", response: base },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...message, status: "in_progress", content: [] },
+    },
+    { type: "response.content_part.added", ...at, part: { ...part, text: "" } },
+    ...textDeltas(text).map(
+      (delta): UnnumberedEvent => ({ type: "response.output_text.delta", ...at, delta, logprobs: [] }),
+    ),
+    { type: "response.output_text.done", ...at, text, logprobs: [] },
+    { type: "response.content_part.done", ...at, part },
+    { type: "response.output_item.done", output_index: 0, item: message },
+    { type: "response.completed", response: completed },
+  ];
+  // Spreading a member of the union and adding its number is sound; TypeScript cannot see that through `Omit`.
+  return events.map((event, index) => ({ ...event, sequence_number: index }) as ResponseStreamEvent);
+}
+
+/** The last user text of `input`: the string itself, or the last user message's text parts. */
+function lastUserText(input: unknown): string {
+  if (typeof input === "string") return input;
+  if (!Array.isArray(input)) return "";
+  for (let index = input.length - 1; index >= 0; index--) {
+    const item: unknown = input[index];
+    if (!isJsonObject(item) || item.role !== "user") continue;
+    if (typeof item.content === "string") return item.content;
+    return textOfParts(item.content, "input_text").join(" ");
+  }
+  return "";
+}
+
+function answerFormat(text: unknown): AnswerFormat {
+  if (!isJsonObject(text) || !isJsonObject(text.format)) return { kind: "text" };
+  const { format } = text;
+  if (format.type === "json_object") return { kind: "json-object" };
+  if (format.type === "json_schema") {
+    return format.schema === undefined ? { kind: "json-object" } : { kind: "json-schema", schema: format.schema };
+  }
+  return { kind: "text" };
+}

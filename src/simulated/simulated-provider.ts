@@ -1,0 +1,51 @@
+import { Hono } from "hono";
+import { createAnthropicSimulator } from "./anthropic-simulator.js";
+import { createGeminiSimulator } from "./gemini-simulator.js";
+import { createOpenAISimulator } from "./openai-simulator.js";
+
+/** The origin under which the gateway's transport hands requests to the simulated provider. */
+export const simulatedOrigin = "http://simulated.promptgate.invalid";
+
+/** The header every simulated response carries, so no one mistakes it for a real provider's. */
+export const simulatedHeader = "x-promptgate-simulated";
+
+/** The simulated provider: answers one request in the provider's own wire format. */
+export interface SimulatedProvider {
+  /** Never rejects: every failure becomes a native error response. */
+  fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * A deterministic, clearly labelled stand-in for the OpenAI (`/openai/v1`), Gemini
+ * (`/gemini`) and Anthropic (`/anthropic`) APIs: echo text, or schema-conforming JSON.
+ */
+export function createSimulatedProvider(): SimulatedProvider {
+  const app = new Hono();
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set(simulatedHeader, "true");
+  });
+  app.route("/openai", createOpenAISimulator());
+  app.route("/gemini", createGeminiSimulator());
+  app.route("/anthropic", createAnthropicSimulator());
+  app.notFound(() =>
+    Response.json({ error: { message: "Unknown route of the simulated provider." } }, { status: 404 }),
+  );
+  app.onError(() => lastResort());
+  return {
+    async fetch(request) {
+      try {
+        return await app.fetch(request);
+      } catch {
+        return lastResort();
+      }
+    },
+  };
+}
+
+function lastResort(): Response {
+  return Response.json(
+    { error: { message: "The simulated provider failed." } },
+    { status: 500, headers: { [simulatedHeader]: "true" } },
+  );
+}

@@ -1,0 +1,23 @@
+import type { Endpoint, Surface } from "../surface.js";
+import { parseMessages } from "./parse-messages.js";
+import { renderAnthropicError } from "./render-anthropic-error.js";
+
+const routes: Record<string, Endpoint> = {
+  "/v1/messages": { kind: "generate", parse: parseMessages },
+  "/v1/messages/count_tokens": { kind: "count", parse: parseMessages },
+};
+
+/** The Anthropic Messages API at `/anthropic`. */
+export const anthropicSurface: Surface = {
+  name: "anthropic",
+  mount: "/anthropic",
+  match(method, path) {
+    const endpoint = routes[path];
+    if (endpoint === undefined) return undefined;
+    return method === "POST" ? endpoint : "method-not-allowed";
+  },
+  forwardedHeaders: ["x-api-key", "authorization", "anthropic-version", "anthropic-beta"],
+  hasCredential: (headers) => headers.has("x-api-key") || headers.has("authorization"),
+  serverCredential: (key) => ["x-api-key", key],
+  renderError: renderAnthropicError,
+};

@@ -1,0 +1,7 @@
+import { anthropicSurface } from "./anthropic/anthropic-surface.js";
+import { geminiSurface } from "./gemini/gemini-surface.js";
+import { openaiSurface } from "./openai/openai-surface.js";
+import type { Surface } from "./surface.js";
+
+/** Every surface the gateway serves. */
+export const surfaces: readonly Surface[] = [openaiSurface, geminiSurface, anthropicSurface];

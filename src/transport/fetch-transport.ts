@@ -1,0 +1,34 @@
+import type { Transport } from "../deps.js";
+
+/** Anything that answers a standard Request: global `fetch`, a Hono app, the simulated provider. */
+export type FetchFunction = (request: Request) => Promise<Response>;
+
+/** A transport over a fetch function; the response body is streamed or read whole on demand. */
+export function fetchTransport(fetchFunction: FetchFunction): Transport {
+  return async (upstream) => {
+    const response = await fetchFunction(
+      new Request(upstream.url, {
+        method: upstream.method,
+        headers: upstream.headers,
+        body: upstream.body ?? null,
+        signal: upstream.signal ?? null,
+      }),
+    );
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    return {
+      status: response.status,
+      headers,
+      bytes: async () => new Uint8Array(await response.arrayBuffer()),
+      stream: () => response.body ?? new ReadableStream({ start: (controller) => controller.close() }),
+    };
+  };
+}
+
+/** Sends calls for URLs under `origin` to `local`, every other call to `network`. */
+export function routeByOrigin(origin: string, local: Transport, network: Transport): Transport {
+  const prefix = `${origin}/`;
+  return (request) => (request.url.startsWith(prefix) ? local(request) : network(request));
+}

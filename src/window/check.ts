@@ -1,0 +1,23 @@
+import { GatewayError } from "../errors/gateway-error.js";
+import type { PolicyVersion } from "../policy/policy.js";
+import type { PromptSize } from "./prompt-size.js";
+
+/** Whether a measured call stays inside the window: `conservative_total_chars <= limit_chars`. */
+export function withinWindow(size: PromptSize): boolean {
+  return size.conservative_total_chars <= size.limit_chars;
+}
+
+/**
+ * Throws `INVESTIGATION_PROMPT_LIMIT` when the policy enforces its window and the call
+ * exceeds it. The message states only sizes, never content.
+ */
+export function enforceWindow(size: PromptSize, policy: PolicyVersion): void {
+  if (!policy.policy.window.enforce || withinWindow(size)) return;
+  const what = size.check === "preflight" ? "with the reserve" : "as it would be sent to the provider";
+  throw new GatewayError(
+    "INVESTIGATION_PROMPT_LIMIT",
+    400,
+    `The logical input of this call is ${size.conservative_total_chars} characters ${what}, over the limit of ${size.limit_chars} of policy ${size.policy}. Nothing was sent and nothing was truncated.`,
+    { promptSize: size },
+  );
+}

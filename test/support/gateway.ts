@@ -1,0 +1,31 @@
+import { type NodeGateway, startNodeGateway } from "../../src/runtime/node/node-gateway.js";
+import { type FakeUpstream, startFakeUpstream } from "./fake-upstream.js";
+
+/** A gateway on an ephemeral port whose three upstreams are one recording fake server. */
+export interface GatewayUnderTest {
+  gateway: NodeGateway;
+  upstream: FakeUpstream;
+  close(): Promise<void>;
+}
+
+/** Starts a fake upstream and a gateway in front of it; `environment` adds or overrides variables. */
+export async function startGatewayUnderTest(environment: Record<string, string> = {}): Promise<GatewayUnderTest> {
+  const upstream = await startFakeUpstream();
+  const gateway = await startNodeGateway({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    PROMPTGATE_DB: "memory",
+    PROMPTGATE_UPSTREAM_OPENAI: `${upstream.origin}/openai/v1`,
+    PROMPTGATE_UPSTREAM_GEMINI: `${upstream.origin}/gemini`,
+    PROMPTGATE_UPSTREAM_ANTHROPIC: `${upstream.origin}/anthropic`,
+    ...environment,
+  });
+  return {
+    gateway,
+    upstream,
+    close: async () => {
+      await gateway.close();
+      await upstream.close();
+    },
+  };
+}
