@@ -53,7 +53,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     );
     outgoing.writeHead(response.status, Object.fromEntries(response.headers));
     const reader = response.body?.getReader();
-    for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader?.read()) outgoing.write(chunk.value);
+    for (let chunk = await reader?.read(); chunk && !chunk.done; chunk = await reader?.read())
+      outgoing.write(chunk.value);
     outgoing.end();
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
