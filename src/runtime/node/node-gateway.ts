@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
 import { createApp } from "../../app.js";
-import { type Config, readConfig } from "../../config.js";
+import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
@@ -25,7 +25,11 @@ export async function createNodeDeps(environment: Environment): Promise<Deps> {
   const config = readConfig(environment);
   const policySchema = JSON.parse(await readFile(join(config.schemasDir, "policy.schema.json"), "utf8"));
   const policies = await loadPolicies(await readPolicyFiles(config.policiesDir), policySchema);
-  policies.resolve(config.defaultPolicy);
+  try {
+    policies.resolve(config.defaultPolicy);
+  } catch {
+    throw new ConfigError(`PROMPTGATE_DEFAULT_POLICY names no policy in ${config.policiesDir}.`);
+  }
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
   return { config, policies, transport, newRef };
