@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { parse, TomlError } from "smol-toml";
 import { canonicalJson } from "../json/canonical-json.js";
+import { sha256Hex } from "../json/sha256-hex.js";
 import type { Policy, PolicyVersion } from "./policy.js";
 import { createPolicyRegistry, type WritablePolicyRegistry } from "./policy-registry.js";
 
@@ -55,9 +56,7 @@ export async function loadPolicies(files: PolicyFile[], policySchema: object): P
 
 /** The version of a validated policy: sha256 of its canonical JSON, and `name@` + 12 hex digits. */
 export async function identify(policy: Policy, source: string): Promise<PolicyVersion> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(canonicalJson(policy)));
-  let sha256 = "";
-  for (const byte of new Uint8Array(digest)) sha256 += byte.toString(16).padStart(2, "0");
+  const sha256 = await sha256Hex(canonicalJson(policy));
   return { policy, sha256, ref: `${policy.name}@${sha256.slice(0, 12)}`, source };
 }
 

@@ -1,9 +1,8 @@
+import { sha256Hex } from "../json/sha256-hex.js";
+
 /** SHA-256 of the raw request body as lowercase hex; the root of every simulated id and seed. */
-export async function requestDigest(body: string): Promise<string> {
-  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  let hex = "";
-  for (const byte of new Uint8Array(hash)) hex += byte.toString(16).padStart(2, "0");
-  return hex;
+export function requestDigest(body: string): Promise<string> {
+  return sha256Hex(body);
 }
 
 /** A 32-bit faker seed taken from the digest, so equal requests fake equal documents. */
