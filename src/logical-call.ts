@@ -6,7 +6,7 @@
 /** A reference to input the provider already holds and the request only names. */
 export interface CachedPrefixReference {
   /** What kind of stored prefix it is, e.g. a Gemini cached content or a stored response. */
-  kind: "cached-content" | "previous-response";
+  kind: "cached-content" | "previous-response" | "conversation";
   /** The provider's id of the stored prefix. */
   id: string;
 }

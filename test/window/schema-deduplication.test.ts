@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/json/canonical-json.js";
 import { containsJsonValue } from "../../src/json/embedded-json.js";
+import { parseMessages } from "../../src/surfaces/anthropic/parse-messages.js";
+import { parseGenerateContent } from "../../src/surfaces/gemini/parse-generate-content.js";
 import { parseChatCompletion } from "../../src/surfaces/openai/parse-chat-completion.js";
+import { parseResponseCreate } from "../../src/surfaces/openai/parse-response-create.js";
 import { measure } from "../../src/window/prompt-size.js";
 import { boundedPolicy, logicalCall } from "./fixtures.js";
 
@@ -135,7 +138,6 @@ describe("containsJsonValue", () => {
     expect(containsJsonValue("anything", undefined)).toBe(false);
   });
 
-  // BUG: src/json/embedded-json.ts:11 and :27 skip every text or span shorter than the
   // compact JSON of the value. An equal value can be written shorter than JSON.stringify
   // writes it (1e5 for 100000, 1e21 for 1e+21, a raw lone surrogate for its \udxxx escape),
   // so such a schema is counted twice although contract 3 says "counted once". The error is
@@ -143,7 +145,7 @@ describe("containsJsonValue", () => {
   // to a safe lower bound (e.g. compare against the length of the value's canonical JSON
   // with numbers in their shortest form), or try `parsesTo` on every balanced span that
   // starts with `{"`.
-  it.fails("finds a value written with a shorter number spelling than JSON.stringify uses", () => {
+  it("finds a value written with a shorter number spelling than JSON.stringify uses", () => {
     const value = { type: "string", maxLength: 100000 };
     expect(containsJsonValue('{"type":"string","maxLength":1e5}', value)).toBe(true);
   });
@@ -206,5 +208,48 @@ describe("schema de-duplication in measure", () => {
     expect(size.schema_deduplicated).toBe(true);
     expect(size.schema_chars).toBe(0);
     expect(size.message_chars).toBe(3);
+  });
+
+  it("deduplicates a Responses text.format schema repeated in the instructions", () => {
+    const call = parseResponseCreate({
+      instructions: `Reply with JSON matching ${reorderedPrettySchema}`,
+      input: "Go.",
+      text: { format: { type: "json_schema", name: "answer", schema } },
+    });
+    expect(measure(call, preflight).schema_deduplicated).toBe(true);
+  });
+
+  it("deduplicates a Gemini responseJsonSchema repeated in the systemInstruction", () => {
+    const call = parseGenerateContent(
+      {
+        system_instruction: { parts: [{ text: "Be exact." }, { text: reorderedPrettySchema }] },
+        contents: [{ role: "user", parts: [{ text: "Go." }] }],
+        generationConfig: { responseJsonSchema: schema },
+      },
+      "gemini-2.5-flash",
+      false,
+    );
+    expect(measure(call, preflight).schema_deduplicated).toBe(true);
+  });
+
+  it("deduplicates an Anthropic output_config schema repeated in the system blocks", () => {
+    const call = parseMessages({
+      system: [{ type: "text", text: `Schema:\n${reorderedPrettySchema}` }],
+      messages: [{ role: "user", content: "Go." }],
+      output_config: { format: { type: "json_schema", schema } },
+    });
+    expect(measure(call, preflight).schema_deduplicated).toBe(true);
+  });
+
+  it("does not deduplicate a Gemini schema that only a user message repeats", () => {
+    const call = parseGenerateContent(
+      {
+        contents: [{ role: "user", parts: [{ text: compactSchema }] }],
+        generationConfig: { responseJsonSchema: schema },
+      },
+      "gemini-2.5-flash",
+      false,
+    );
+    expect(measure(call, preflight).schema_deduplicated).toBe(false);
   });
 });

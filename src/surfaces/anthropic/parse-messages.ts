@@ -1,3 +1,4 @@
+import { invalidRequest } from "../../errors/gateway-error.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import {
   asArray,
@@ -29,11 +30,16 @@ export function parseMessages(body: JsonObject): LogicalCall {
     else readBlocks(call, asArray(message.content, `${path}.content`), `${path}.content`, call.messages);
   });
   call.tools.push(...(optionalArray(body.tools, "tools") ?? []));
-  const format =
-    optionalObject(optionalObject(body.output_config, "output_config")?.format, "output_config.format") ??
-    optionalObject(body.output_format, "output_format");
-  if (format?.type === "json_schema")
-    call.responseSchema = optionalObject(format.schema, "output_config.format.schema");
+  const configFormat = optionalObject(
+    optionalObject(body.output_config, "output_config")?.format,
+    "output_config.format",
+  );
+  const betaFormat = optionalObject(body.output_format, "output_format");
+  if (configFormat !== undefined && betaFormat !== undefined) {
+    throw invalidRequest("'output_config.format' and 'output_format' must not both be set.", "output_format");
+  }
+  const [format, formatPath] = configFormat ? [configFormat, "output_config.format"] : [betaFormat, "output_format"];
+  if (format?.type === "json_schema") call.responseSchema = optionalObject(format.schema, `${formatPath}.schema`);
   return call;
 }
 

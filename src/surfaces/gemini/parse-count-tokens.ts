@@ -11,7 +11,8 @@ export function parseCountTokens(body: JsonObject, model: string | undefined): L
     if (body.contents !== undefined) {
       throw invalidRequest("'contents' and 'generateContentRequest' must not both be set.", "contents");
     }
-    return parseGenerateContent(asObject(request, "generateContentRequest"), model, false);
+    const requestBody = asObject(request, "generateContentRequest");
+    return parseGenerateContent(requestBody, model, false, "generateContentRequest.");
   }
   if (body.contents === undefined) return { ...emptyCall(), model };
   asArray(body.contents, "contents");

@@ -15,27 +15,37 @@ const mediaParts = ["inlineData", "fileData"];
 const structuredParts: Record<string, string> = { functionCall: "args", functionResponse: "response" };
 
 /** Parses a generateContent / streamGenerateContent body into its logical call. */
-export function parseGenerateContent(body: JsonObject, model: string | undefined, stream: boolean): LogicalCall {
+export function parseGenerateContent(
+  body: JsonObject,
+  model: string | undefined,
+  stream: boolean,
+  pathPrefix = "",
+): LogicalCall {
   const call = emptyCall();
   call.model = model;
   call.stream = stream;
-  asArray(body.contents, "contents").forEach((value, index) => {
-    readContent(call, value, `contents[${index}]`, call.messages);
+  const at = pathPrefix;
+  asArray(body.contents, `${at}contents`).forEach((value, index) => {
+    readContent(call, value, `${at}contents[${index}]`, call.messages);
   });
-  const system = geminiMember(body, "systemInstruction", "");
+  const system = geminiMember(body, "systemInstruction", at);
   if (typeof system === "string") call.system.push(system);
-  else if (system !== undefined && system !== null) readContent(call, system, "systemInstruction", call.system);
-  call.tools.push(...(optionalArray(body.tools, "tools") ?? []));
-  const cached = optionalString(geminiMember(body, "cachedContent", ""), "cachedContent");
+  else if (system !== undefined && system !== null) readContent(call, system, `${at}systemInstruction`, call.system);
+  call.tools.push(...(optionalArray(body.tools, `${at}tools`) ?? []));
+  const cached = optionalString(geminiMember(body, "cachedContent", at), `${at}cachedContent`);
   if (cached !== undefined) call.cachedPrefix = { kind: "cached-content", id: cached };
-  const config = optionalObject(geminiMember(body, "generationConfig", ""), "generationConfig");
+  const config = optionalObject(geminiMember(body, "generationConfig", at), `${at}generationConfig`);
   if (config !== undefined) {
-    const jsonSchema = geminiMember(config, "responseJsonSchema", "generationConfig.");
-    const openApiSchema = geminiMember(config, "responseSchema", "generationConfig.");
+    const configPath = `${at}generationConfig.`;
+    const jsonSchema = geminiMember(config, "responseJsonSchema", configPath);
+    const openApiSchema = optionalObject(
+      geminiMember(config, "responseSchema", configPath),
+      `${configPath}responseSchema`,
+    );
     if (jsonSchema !== undefined && openApiSchema !== undefined) {
       throw invalidRequest(
-        "'generationConfig.responseJsonSchema' and 'generationConfig.responseSchema' must not both be set.",
-        "generationConfig.responseJsonSchema",
+        `'${configPath}responseJsonSchema' and '${configPath}responseSchema' must not both be set.`,
+        `${configPath}responseJsonSchema`,
       );
     }
     call.responseSchema = jsonSchema ?? openApiSchema;
@@ -68,6 +78,7 @@ function readPart(call: LogicalCall, part: JsonObject, path: string, texts: stri
     if (invocation !== undefined) {
       const fields = asObject(invocation, `${path}.${name}`);
       texts.push(optionalString(fields.name, `${path}.${name}.name`) ?? "", textOf(fields[payload] ?? {}));
+      call.mediaParts += optionalArray(fields.parts, `${path}.${name}.parts`)?.length ?? 0;
       return;
     }
   }

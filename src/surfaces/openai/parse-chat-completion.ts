@@ -49,7 +49,8 @@ function readMessage(call: LogicalCall, message: JsonObject, path: string): void
   const toolCalls = optionalArray(message.tool_calls, `${path}.tool_calls`) ?? [];
   toolCalls.forEach((value, index) => {
     const toolCall = asObject(value, `${path}.tool_calls[${index}]`);
-    readInvocation(texts, toolCall.function ?? toolCall.custom, `${path}.tool_calls[${index}]`);
+    const member = toolCall.custom !== undefined && toolCall.function === undefined ? "custom" : "function";
+    readInvocation(texts, toolCall[member], `${path}.tool_calls[${index}].${member}`);
   });
   if (message.function_call !== undefined && message.function_call !== null) {
     readInvocation(texts, message.function_call, `${path}.function_call`);

@@ -12,7 +12,13 @@ import {
 } from "../wire-fields.js";
 
 const systemRoles = new Set(["system", "developer"]);
-const textParts: Record<string, string> = { input_text: "text", output_text: "text", refusal: "refusal" };
+const textParts = new Map([
+  ["input_text", "text"],
+  ["output_text", "text"],
+  ["reasoning_text", "text"],
+  ["summary_text", "text"],
+  ["refusal", "refusal"],
+]);
 const mediaParts = new Set(["input_image", "input_file", "input_audio"]);
 
 /** Parses a Responses API create body into its logical call. */
@@ -30,6 +36,15 @@ export function parseResponseCreate(body: JsonObject): LogicalCall {
   if (format?.type === "json_schema") call.responseSchema = optionalObject(format.schema, "text.format.schema");
   const previous = optionalString(body.previous_response_id, "previous_response_id");
   if (previous !== undefined) call.cachedPrefix = { kind: "previous-response", id: previous };
+  const conversation = body.conversation;
+  if (conversation !== undefined && conversation !== null) {
+    const id =
+      typeof conversation === "string"
+        ? conversation
+        : asString(asObject(conversation, "conversation").id, "conversation.id");
+    call.cachedPrefix = { kind: "conversation", id };
+  }
+  readPromptVariables(call, optionalObject(body.prompt, "prompt"));
   return call;
 }
 
@@ -44,8 +59,9 @@ function readItems(call: LogicalCall, items: unknown[], path: string, defaultTex
     } else if (type === "function_call_output" || type === "custom_tool_call_output") {
       readContent(call, item.output, `${itemPath}.output`, call.messages);
     } else if (type === "reasoning") {
-      for (const summary of optionalArray(item.summary, `${itemPath}.summary`) ?? []) {
-        call.messages.push(textOf(asObject(summary, `${itemPath}.summary`).text ?? ""));
+      for (const member of ["summary", "content"]) {
+        const parts = optionalArray(item[member], `${itemPath}.${member}`);
+        if (parts !== undefined) readContent(call, parts, `${itemPath}.${member}`, call.messages);
       }
     } else call.messages.push(textOf(item));
   });
@@ -66,9 +82,19 @@ function readContent(call: LogicalCall, content: unknown, path: string, texts: s
     const partPath = `${path}[${index}]`;
     const part = asObject(value, partPath);
     const type = asString(part.type, `${partPath}.type`);
-    const textField = textParts[type];
+    const textField = textParts.get(type);
     if (textField !== undefined) texts.push(asString(part[textField], `${partPath}.${textField}`));
     else if (mediaParts.has(type)) call.mediaParts++;
     else texts.push(textOf(part));
   });
+}
+
+/** A stored prompt template's variables are text the model sees (the template itself is stored upstream). */
+function readPromptVariables(call: LogicalCall, prompt: JsonObject | undefined): void {
+  const variables = optionalObject(prompt?.variables, "prompt.variables");
+  if (variables === undefined) return;
+  for (const [name, value] of Object.entries(variables)) {
+    if (typeof value === "string") call.messages.push(value);
+    else readContent(call, [value], `prompt.variables.${name}`, call.messages);
+  }
 }
