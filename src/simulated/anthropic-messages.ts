@@ -6,7 +6,7 @@ import type {
   Usage,
 } from "@anthropic-ai/sdk/resources/messages";
 import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, textOfParts } from "./json-value.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";
 import { seedFromDigest } from "./request-digest.js";
 import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
@@ -43,7 +43,7 @@ export function estimateMessagesTokens(body: JsonObject): number {
 /** A simulated Messages answer: a `message`, or its event stream when `stream` is set. */
 export function simulateMessage({ body, digest }: JsonBody): Response {
   const text = simulatedAnswer({
-    lastUserText: lastUserText(body.messages),
+    lastUserText: lastUserText(body.messages, "content", "text"),
     format: answerFormat(body.output_config),
     seed: seedFromDigest(digest),
   });
@@ -105,18 +105,6 @@ function streamEvents(message: Message, block: TextBlock): RawMessageStreamEvent
     },
     { type: "message_stop" },
   ];
-}
-
-/** Text of the last `user` message: its string content, or its `text` blocks joined. */
-function lastUserText(messages: unknown): string {
-  if (!Array.isArray(messages)) return "";
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message: unknown = messages[index];
-    if (!isJsonObject(message) || message.role !== "user") continue;
-    if (typeof message.content === "string") return message.content;
-    return textOfParts(message.content, "text").join(" ");
-  }
-  return "";
 }
 
 function answerFormat(outputConfig: unknown): AnswerFormat {

@@ -1,7 +1,7 @@
 import type { Candidate, FinishReason, GenerateContentResponse } from "@google/genai";
 import { openApiToJsonSchema } from "../schema/openapi-to-json-schema.js";
 import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, type JsonObject, textOfParts } from "./json-value.js";
+import { isJsonObject, type JsonObject, lastUserText } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";
 import { seedFromDigest } from "./request-digest.js";
 import type { RequestProblem } from "./request-problem.js";
@@ -53,7 +53,7 @@ export function generateRequestProblem(body: JsonObject): RequestProblem | undef
 /** A simulated `generateContent` answer for `model`, whole or as the stream `mode` asks. */
 export function simulateGenerateContent({ body, digest }: JsonBody, model: string, mode: GeminiStreamMode): Response {
   const text = simulatedAnswer({
-    lastUserText: lastUserText(body.contents),
+    lastUserText: lastUserText(body.contents, "parts", undefined),
     format: answerFormat(body.generationConfig),
     seed: seedFromDigest(digest),
   });
@@ -74,17 +74,6 @@ export function simulateGenerateContent({ body, digest }: JsonBody, model: strin
   const frames = deltas.map((delta, index) => frame(delta, index === deltas.length - 1));
   if (mode === "json-array") return Response.json(frames);
   return sseResponse(frames.map((value) => dataFrame(value, "\r\n\r\n")));
-}
-
-/** Text of the last user turn (a content without a role counts as the user's). */
-function lastUserText(contents: unknown): string {
-  if (!Array.isArray(contents)) return "";
-  for (let index = contents.length - 1; index >= 0; index--) {
-    const content: unknown = contents[index];
-    if (!isJsonObject(content) || (content.role !== undefined && content.role !== "user")) continue;
-    return textOfParts(content.parts, undefined).join(" ");
-  }
-  return "";
 }
 
 /** A `responseSchema` arrives as OpenAPI and is turned back into JSON Schema for the faker. */

@@ -22,3 +22,19 @@ export function textOfParts(parts: unknown, textType: string | undefined): strin
   }
   return texts;
 }
+
+/**
+ * Text of the last user turn of a conversation: a plain string as it is; else the last turn
+ * whose role is `user` (or absent), its string content, or its text parts joined.
+ */
+export function lastUserText(turns: unknown, contentKey: string, textType: string | undefined): string {
+  if (typeof turns === "string") return turns;
+  if (!Array.isArray(turns)) return "";
+  for (let index = turns.length - 1; index >= 0; index--) {
+    const turn: unknown = turns[index];
+    if (!isJsonObject(turn) || (turn.role !== undefined && turn.role !== "user")) continue;
+    const content = turn[contentKey];
+    return typeof content === "string" ? content : textOfParts(content, textType).join(" ");
+  }
+  return "";
+}

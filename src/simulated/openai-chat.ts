@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
 import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, textOfParts } from "./json-value.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";
 import { seedFromDigest, simulatedCreatedAt } from "./request-digest.js";
 import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
@@ -22,7 +22,7 @@ export function chatRequestProblem(body: JsonObject): RequestProblem | undefined
 export function simulateChatCompletion({ body, digest }: JsonBody): Response {
   const model = String(body.model);
   const text = simulatedAnswer({
-    lastUserText: lastUserText(body.messages),
+    lastUserText: lastUserText(body.messages, "content", "text"),
     format: answerFormat(body.response_format),
     seed: seedFromDigest(digest),
   });
@@ -89,18 +89,6 @@ function chunkFrames({ id, model, text, usage }: ChunkStream): string[] {
   chunks.push(chunk([choice({}, "stop")]));
   if (usage !== undefined) chunks.push({ ...chunk([]), usage });
   return [...chunks.map((value) => dataFrame(value)), "data: [DONE]\n\n"];
-}
-
-/** Text of the last `user` message: its string content, or its `text` parts joined. */
-function lastUserText(messages: unknown): string {
-  if (!Array.isArray(messages)) return "";
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message: unknown = messages[index];
-    if (!isJsonObject(message) || message.role !== "user") continue;
-    if (typeof message.content === "string") return message.content;
-    return textOfParts(message.content, "text").join(" ");
-  }
-  return "";
 }
 
 function answerFormat(responseFormat: unknown): AnswerFormat {

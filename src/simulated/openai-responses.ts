@@ -6,7 +6,7 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses";
 import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, textOfParts } from "./json-value.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";
 import { seedFromDigest, simulatedCreatedAt } from "./request-digest.js";
 import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
@@ -29,7 +29,7 @@ export function responsesRequestProblem(body: JsonObject): RequestProblem | unde
 /** A simulated Responses answer: a completed `response`, or its event stream when `stream` is set. */
 export function simulateResponse({ body, digest }: JsonBody): Response {
   const text = simulatedAnswer({
-    lastUserText: lastUserText(body.input),
+    lastUserText: lastUserText(body.input, "content", "input_text"),
     format: answerFormat(body.text),
     seed: seedFromDigest(digest),
   });
@@ -117,19 +117,6 @@ function streamEvents(
   ];
   // Spreading a member of the union and adding its number is sound; TypeScript cannot see that through `Omit`.
   return events.map((event, index) => ({ ...event, sequence_number: index }) as ResponseStreamEvent);
-}
-
-/** The last user text of `input`: the string itself, or the last user message's text parts. */
-function lastUserText(input: unknown): string {
-  if (typeof input === "string") return input;
-  if (!Array.isArray(input)) return "";
-  for (let index = input.length - 1; index >= 0; index--) {
-    const item: unknown = input[index];
-    if (!isJsonObject(item) || item.role !== "user") continue;
-    if (typeof item.content === "string") return item.content;
-    return textOfParts(item.content, "input_text").join(" ");
-  }
-  return "";
 }
 
 function answerFormat(text: unknown): AnswerFormat {
