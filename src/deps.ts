@@ -1,5 +1,6 @@
 import type { Config } from "./config.js";
 import type { PolicyRegistry } from "./policy/policy-registry.js";
+import type { CallRecord } from "./record/call-record.js";
 
 /** A request to a provider, built by the pipeline. */
 export interface UpstreamRequest {
@@ -29,6 +30,12 @@ export interface Deps {
   config: Config;
   policies: PolicyRegistry;
   transport: Transport;
+  /** Named full response schemas for `x-promptgate-schema`, by name. */
+  schemas: ReadonlyMap<string, unknown>;
+  /** Appends a call record; must not throw. */
+  recordCall: (record: CallRecord) => void;
   /** A fresh `ref_…` id per call; injected so tests can fix it. */
   newRef: () => string;
+  /** The current time; injected so tests can fix it. */
+  now: () => Date;
 }

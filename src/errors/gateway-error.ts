@@ -29,6 +29,8 @@ export interface GatewayErrorDetails {
   param?: string;
   promptSize?: PromptSize;
   diagnostics?: unknown;
+  /** Protocol headers the error response needs, e.g. `allow` on a 405. */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -10,7 +10,7 @@ export function promptgateMember(error: GatewayError, ref: string): Record<strin
 
 /** Headers of every gateway error: JSON, and `x-should-retry: false` when retrying cannot help. */
 export function errorHeaders(error: GatewayError): Record<string, string> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
+  const headers: Record<string, string> = { "content-type": "application/json", ...error.details.headers };
   if (!error.retryable) headers["x-should-retry"] = "false";
   return headers;
 }

@@ -39,8 +39,34 @@ export async function readCappedBody(request: Request, limit: number): Promise<U
   return body;
 }
 
+/** The deepest nesting of objects and arrays a body may have; deeper ones are refused, not recursed into. */
+export const maxNestingDepth = 512;
+
+/**
+ * Whether JSON bytes nest objects and arrays deeper than `limit`, found in one pass without
+ * recursion. Quotes and backslashes are ASCII, so they never occur inside a multi-byte character.
+ */
+export function nestsDeeperThan(body: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < body.length; index++) {
+    const byte = body[index];
+    if (inString) {
+      if (byte === 0x5c) index++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (byte === 0x7d || byte === 0x5d) depth--;
+  }
+  return false;
+}
+
 /** Decodes a body as UTF-8 JSON whose top level is an object, or INVALID_REQUEST. */
 export function parseJsonObject(body: Uint8Array): JsonObject {
+  if (body.length > 2 * maxNestingDepth && nestsDeeperThan(body, maxNestingDepth)) {
+    throw invalidRequest(`The request body nests objects and arrays deeper than ${maxNestingDepth} levels.`);
+  }
   let text: string;
   try {
     text = decoder.decode(body);

@@ -11,24 +11,33 @@ const droppedHeaders = new Set([
   "te",
 ]);
 
+/** The provider's response headers without hop-by-hop ones, plus the gateway's own. */
+export function relayedHeaders(upstream: UpstreamResponse, extraHeaders: Record<string, string>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    if (!droppedHeaders.has(name)) headers.set(name, value);
+  }
+  for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
+  return headers;
+}
+
+/** Whether a status is a success. */
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
 /**
  * The client's response from the provider's: a successful stream passes through as it
- * arrives, anything else is read whole. Hop-by-hop headers are dropped.
+ * arrives, anything else is read whole.
  */
 export async function relayResponse(
   upstream: UpstreamResponse,
   stream: boolean,
   extraHeaders: Record<string, string>,
 ): Promise<Response> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(upstream.headers)) {
-    if (!droppedHeaders.has(name)) headers.set(name, value);
-  }
-  for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
-  const ok = upstream.status >= 200 && upstream.status < 300;
-  const body = stream && ok ? upstream.stream() : await upstream.bytes();
+  const body = stream && isSuccess(upstream.status) ? upstream.stream() : await upstream.bytes();
   return new Response(upstream.status === 204 || upstream.status === 304 ? null : body, {
     status: upstream.status,
-    headers,
+    headers: relayedHeaders(upstream, extraHeaders),
   });
 }

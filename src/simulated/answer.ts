@@ -49,13 +49,13 @@ function jsonObjectAnswer(lastUserText: string): string {
 
 /**
  * A document faked from the schema, as compact JSON; `undefined` when the faker cannot
- * produce one (e.g. a `false` schema). `refDepthMax: 2` keeps recursive schemas finite
+ * produce one (e.g. a `false` schema). `refDepthMax: 3` keeps recursive schemas finite
  * without the faker's depth-cut `null`s, which would break conformance.
  */
 function fakeDocument(schema: unknown, seed: number): string | undefined {
   if (!isJsonSchema(schema)) return undefined;
   try {
-    return JSON.stringify(generateSync(schema, { seed, refDepthMax: 2 }));
+    return JSON.stringify(generateSync(schema, { seed, refDepthMax: 3 }));
   } catch {
     return undefined;
   }

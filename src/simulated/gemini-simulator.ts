@@ -26,15 +26,22 @@ export function createGeminiSimulator(): Hono {
           problemOf: generateRequestProblem,
           simulate: (input) => simulateGenerateContent(input, model, "none"),
           reject,
+          normalize: withCamelCaseFields,
         });
       case "streamGenerateContent":
         return handleJsonRequest(c.req.raw, {
           problemOf: generateRequestProblem,
           simulate: (input) => simulateGenerateContent(input, model, streamMode),
           reject,
+          normalize: withCamelCaseFields,
         });
       case "countTokens":
-        return handleJsonRequest(c.req.raw, { problemOf: countTokensProblem, simulate: countTokens, reject });
+        return handleJsonRequest(c.req.raw, {
+          problemOf: countTokensProblem,
+          simulate: countTokens,
+          reject,
+          normalize: withCamelCaseFields,
+        });
       default:
         return notFound();
     }
@@ -91,4 +98,26 @@ function notFound(): Response {
 /** Gemini's native error body: `{error: {code, message, status}}`. */
 function geminiError(code: number, status: string, message: string): Response {
   return Response.json({ error: { code, message, status } }, { status: code });
+}
+
+/**
+ * Gemini accepts proto field names (`system_instruction`) beside JSON names
+ * (`systemInstruction`); the simulator reads JSON names, so the fields it reads are renamed.
+ * Schemas inside generationConfig are values, not fields, and keep their keys.
+ */
+function withCamelCaseFields(body: JsonObject): JsonObject {
+  const renamed = camelCaseKeys(body);
+  if (isJsonObject(renamed.generationConfig)) renamed.generationConfig = camelCaseKeys(renamed.generationConfig);
+  if (isJsonObject(renamed.generateContentRequest)) {
+    renamed.generateContentRequest = withCamelCaseFields(renamed.generateContentRequest);
+  }
+  return renamed;
+}
+
+function camelCaseKeys(object: JsonObject): JsonObject {
+  const renamed: JsonObject = {};
+  for (const [key, value] of Object.entries(object)) {
+    renamed[key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())] = value;
+  }
+  return renamed;
 }

@@ -7,6 +7,7 @@ import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
+import { memoryCallLog } from "../../store/memory-call-log.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { undiciTransport } from "./undici-transport.js";
 
@@ -18,6 +19,20 @@ async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
   return Promise.all(
     names.map(async (name) => ({ path: join(directory, name), text: await readFile(join(directory, name), "utf8") })),
   );
+}
+
+/** Reads every `*.json` of the schema folder as a named schema (file name without `.json`). */
+async function readNamedSchemas(directory: string): Promise<Map<string, unknown>> {
+  const schemas = new Map<string, unknown>();
+  for (const name of (await readdir(directory)).filter((file) => file.endsWith(".json")).sort()) {
+    const path = join(directory, name);
+    try {
+      schemas.set(name.slice(0, -".json".length), JSON.parse(await readFile(path, "utf8")));
+    } catch {
+      throw new ConfigError(`${path} is not valid JSON.`);
+    }
+  }
+  return schemas;
 }
 
 /** The gateway's dependencies on Node: configuration and policies from disk, undici, the simulated provider. */
@@ -32,7 +47,16 @@ export async function createNodeDeps(environment: Environment): Promise<Deps> {
   }
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
-  return { config, policies, transport, newRef };
+  const calls = memoryCallLog();
+  return {
+    config,
+    policies,
+    transport,
+    schemas: await readNamedSchemas(config.schemasDir),
+    recordCall: calls.append,
+    newRef,
+    now: () => new Date(),
+  };
 }
 
 /** A running gateway on Node. */

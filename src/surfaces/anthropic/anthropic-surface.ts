@@ -1,9 +1,10 @@
-import type { Endpoint, Surface } from "../surface.js";
+import { type Endpoint, forMethod, type Surface } from "../surface.js";
+import { messagesStructuredOutput } from "./messages-structured-output.js";
 import { parseMessages } from "./parse-messages.js";
 import { renderAnthropicError } from "./render-anthropic-error.js";
 
 const routes: Record<string, Endpoint> = {
-  "/v1/messages": { kind: "generate", parse: parseMessages },
+  "/v1/messages": { kind: "generate", parse: parseMessages, structuredOutput: messagesStructuredOutput },
   "/v1/messages/count_tokens": { kind: "count", parse: parseMessages },
 };
 
@@ -14,7 +15,7 @@ export const anthropicSurface: Surface = {
   match(method, path) {
     const endpoint = routes[path];
     if (endpoint === undefined) return undefined;
-    return method === "POST" ? endpoint : "method-not-allowed";
+    return forMethod(method, "POST", endpoint);
   },
   forwardedHeaders: ["x-api-key", "authorization", "anthropic-version", "anthropic-beta"],
   hasCredential: (headers) => headers.has("x-api-key") || headers.has("authorization"),

@@ -6,6 +6,7 @@ const errorTypes: Record<number, string> = {
   401: "authentication_error",
   403: "permission_error",
   404: "not_found_error",
+  409: "conflict_error",
   413: "request_too_large",
   429: "rate_limit_error",
   500: "api_error",
@@ -15,7 +16,10 @@ const errorTypes: Record<number, string> = {
   529: "overloaded_error",
 };
 
-/** Anthropic's error shape: `{type: "error", error: {type, message}, request_id}`, plus code and promptgate. */
+/**
+ * Anthropic's error shape: `{type: "error", error: {type, message, details}, request_id}`, plus code and
+ * promptgate; the SDK reads `details.error_code` into `errorCode`.
+ */
 export function renderAnthropicError(error: GatewayError, ref: string): RenderedError {
   return {
     status: error.status,
@@ -26,6 +30,7 @@ export function renderAnthropicError(error: GatewayError, ref: string): Rendered
         type: errorTypes[error.status] ?? "invalid_request_error",
         message: error.message,
         code: error.code,
+        details: { error_code: error.code },
         promptgate: promptgateMember(error, ref),
       },
       request_id: ref,

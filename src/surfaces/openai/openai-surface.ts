@@ -1,11 +1,19 @@
-import type { Endpoint, Surface } from "../surface.js";
+import { type Endpoint, forMethod, type Surface } from "../surface.js";
+import { chatStructuredOutput } from "./chat-structured-output.js";
 import { parseChatCompletion } from "./parse-chat-completion.js";
 import { parseResponseCreate } from "./parse-response-create.js";
 import { renderOpenAIError } from "./render-openai-error.js";
+import { responsesStructuredOutput } from "./responses-structured-output.js";
 
 const routes: Record<string, { method: string; endpoint: Endpoint }> = {
-  "/chat/completions": { method: "POST", endpoint: { kind: "generate", parse: parseChatCompletion } },
-  "/responses": { method: "POST", endpoint: { kind: "generate", parse: parseResponseCreate } },
+  "/chat/completions": {
+    method: "POST",
+    endpoint: { kind: "generate", parse: parseChatCompletion, structuredOutput: chatStructuredOutput },
+  },
+  "/responses": {
+    method: "POST",
+    endpoint: { kind: "generate", parse: parseResponseCreate, structuredOutput: responsesStructuredOutput },
+  },
   "/models": { method: "GET", endpoint: { kind: "proxy" } },
 };
 
@@ -16,7 +24,7 @@ export const openaiSurface: Surface = {
   match(method, path) {
     const route = routes[path];
     if (route === undefined) return undefined;
-    return route.method === method ? route.endpoint : "method-not-allowed";
+    return forMethod(method, route.method, route.endpoint);
   },
   forwardedHeaders: ["authorization", "openai-organization", "openai-project", "openai-beta", "idempotency-key"],
   hasCredential: (headers) => headers.has("authorization"),

@@ -1,0 +1,81 @@
+import { GatewayError } from "../errors/gateway-error.js";
+import { parseJsonObject } from "../http/read-body.js";
+import type { LogicalCall } from "../logical-call.js";
+import type { PolicyVersion } from "../policy/policy.js";
+import { compiledValidator } from "../schema/compile-validator.js";
+import type { MeasuredEndpoint } from "../surfaces/surface.js";
+import { enforceWindow } from "../window/check.js";
+import { measure, type PromptSize } from "../window/prompt-size.js";
+
+/** The prompt_size of each check, filled in as the checks run, so a rejected call still has them. */
+export interface Measurements {
+  preflight?: PromptSize;
+  /** Undefined for count routes, which are never checked. */
+  provider?: PromptSize;
+}
+
+/** A call ready to send: measured, checked twice, with the exact body the provider receives. */
+export interface PreparedCall {
+  call: LogicalCall;
+  /** The exact bytes sent upstream: the client's own unless a policy transform applied. */
+  body: Uint8Array<ArrayBuffer>;
+  /** The full JSON Schema answers are validated against, if any. */
+  fullSchema: unknown;
+  /** What a schema projection left out, by path. */
+  omitted: string[];
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Parses and measures a call and runs both checks: the preflight on the client's request
+ * (with the reserve), then the provider check on the exact body that would be sent, after
+ * any schema transport. Throws before anything is sent when a check fails.
+ */
+export function prepareCall(
+  endpoint: MeasuredEndpoint,
+  clientBytes: Uint8Array<ArrayBuffer>,
+  path: string,
+  policy: PolicyVersion,
+  namedSchema: unknown,
+  measurements: Measurements,
+): PreparedCall {
+  const clientBody = parseJsonObject(clientBytes);
+  const call = endpoint.parse(clientBody, path);
+  const output = endpoint.structuredOutput;
+  const native = call.responseSchema !== undefined;
+  const fullSchema = output === undefined ? undefined : (namedSchema ?? output.fullSchema(call, clientBody));
+  // A named schema the client does not send natively is transported, so it counts from the start.
+  const preflightCall = native || fullSchema === undefined ? call : { ...call, responseSchema: fullSchema };
+  const preflight = measure(preflightCall, { check: "preflight", policy, cachePrefixChars: 0 });
+  measurements.preflight = preflight;
+  if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
+  enforceWindow(preflight, policy);
+  if (fullSchema !== undefined && policy.policy.validation.enabled) compiledValidator(fullSchema);
+  const transported =
+    output === undefined || fullSchema === undefined
+      ? undefined
+      : output.transport(clientBody, fullSchema, policy.policy, native);
+  const providerCall = transported === undefined ? call : endpoint.parse(transported.body, path);
+  const provider = measure(providerCall, { check: "provider", policy, cachePrefixChars: 0 });
+  measurements.provider = provider;
+  enforceWindow(provider, policy);
+  return {
+    call,
+    body: transported === undefined ? clientBytes : encoder.encode(JSON.stringify(transported.body)),
+    fullSchema,
+    omitted: transported?.omitted ?? [],
+  };
+}
+
+/** The named schema of `x-promptgate-schema`, or INVALID_REQUEST when no such schema is known. */
+export function namedSchema(schemas: ReadonlyMap<string, unknown>, name: string | null): unknown {
+  if (name === null) return undefined;
+  const schema = schemas.get(name);
+  if (schema === undefined) {
+    throw new GatewayError("INVALID_REQUEST", 400, "The x-promptgate-schema header names no known schema.", {
+      param: "x-promptgate-schema",
+    });
+  }
+  return schema;
+}

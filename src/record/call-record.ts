@@ -1,0 +1,33 @@
+import type { Validation } from "../schema/diagnostics.js";
+import type { PromptSize } from "../window/prompt-size.js";
+
+/** What the gateway decided about a call. */
+export type CallDecision = "sent" | "measured" | "rejected" | "failed";
+
+/** One call as the gateway records it, append-only (contract section 7). Never holds prompt text or keys. */
+export interface CallRecord {
+  ref: string;
+  /** ISO 8601 time the call arrived. */
+  time: string;
+  /** `name@12hex` of the policy version that applied, once resolved. */
+  policy: string | undefined;
+  case: string | undefined;
+  call_label: string | undefined;
+  surface: string;
+  /** `simulated`, or the upstream's origin. */
+  provider: string;
+  model: string | undefined;
+  route: string;
+  preflight: PromptSize | undefined;
+  provider_check: PromptSize | undefined;
+  decision: CallDecision;
+  upstream_status: number | undefined;
+  /** The validation outcome of a structured answer; `null` when there was nothing to validate. */
+  validation: Validation | null;
+  /** A repair that applied: its rule and the answer as the provider gave it. */
+  repair: { rule: string; original: string } | undefined;
+  /** What the schema projection left out, by path. */
+  projection_omitted: string[];
+  /** The error code the client received, if any. */
+  error: string | undefined;
+}

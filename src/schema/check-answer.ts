@@ -1,0 +1,37 @@
+import type { RepairRule } from "../policy/policy.js";
+import { type Validation, validateAnswer } from "./diagnostics.js";
+import { applyRepair } from "./repair.js";
+
+/** The outcome of checking one answer against its full schema, repair included. */
+export interface AnswerCheck {
+  validation: Validation;
+  /** Set when a repair rule applied and the repaired answer passed the full schema. */
+  repair?: {
+    rule: string;
+    /** The answer as the provider gave it. */
+    original: string;
+    /** The repaired answer, as compact JSON. */
+    repaired: string;
+  };
+}
+
+/**
+ * Validates an answer against the full schema; an invalid one is offered to the policy's
+ * repair rules, and a repair counts only if the repaired answer then validates in full.
+ */
+export function checkAnswer(schema: unknown, answerText: string, rules: readonly RepairRule[]): AnswerCheck {
+  const validation = validateAnswer(schema, answerText);
+  if (validation.valid || rules.length === 0) return { validation };
+  let answer: unknown;
+  try {
+    answer = JSON.parse(answerText);
+  } catch {
+    return { validation };
+  }
+  const outcome = applyRepair(answer, rules);
+  if (outcome === undefined) return { validation };
+  const repaired = JSON.stringify(outcome.repaired);
+  const repairedValidation = validateAnswer(schema, repaired);
+  if (!repairedValidation.valid) return { validation };
+  return { validation: repairedValidation, repair: { rule: outcome.rule, original: answerText, repaired } };
+}

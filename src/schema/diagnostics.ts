@@ -1,0 +1,153 @@
+import { canonicalJson } from "../json/canonical-json.js";
+import { compiledValidator } from "./compile-validator.js";
+import { exampleObject } from "./diagnose-example.js";
+import { hintFor, hintLabel } from "./diagnose-hint.js";
+import { knownFields, locate } from "./diagnose-path.js";
+import { escapeSegment, jsonTypeOf, pointerSegments } from "./diagnose-schema-nodes.js";
+import { type Issue, issuesOf } from "./diagnose-unions.js";
+
+/** One sanitized failure of an answer (contract section 6): schema text and positions only, never answer values. */
+export interface ValidationError {
+  /** JSON Pointer into the answer; property names the schema does not know there are masked as `*`. */
+  validation_path: string;
+  /** The JSON Schema keyword that failed ("type", "required", "enum", …), or "json" for unparseable output. */
+  validation_keyword: string;
+  /** The property names the schema declares for the object at that path, sorted. */
+  validation_fields?: string[];
+  /** For a type error: the types the schema allows there (the seven JSON types only). */
+  expected_types?: string[];
+  /** For a type error: the JSON type found ("integer" for 3, "number" for 3.5, never "integer" for a boolean). */
+  actual_type?: string;
+  /** One short English sentence on what to fix. */
+  hint: string;
+  /** Where an object was expected: an illustrative object made from the schema alone. */
+  example?: unknown;
+}
+
+/** The outcome of validating one answer against its full schema. */
+export interface Validation {
+  valid: boolean;
+  errors: ValidationError[];
+}
+
+/** At most this many errors are reported, the first ones by path. */
+const maxErrors = 20;
+
+/** At most this many of Ajv's issues are described (each needs a walk of the schema); the rest would be cut anyway. */
+const maxDescribed = 200;
+
+/** Parses an answer and validates it against the full schema (see `compiledValidator` for the schema's own errors). */
+export function validateAnswer(schema: unknown, answerText: string): Validation {
+  const compiled = compiledValidator(schema);
+  let answer: unknown;
+  try {
+    answer = JSON.parse(answerText);
+  } catch {
+    return {
+      valid: false,
+      errors: [{ validation_path: "", validation_keyword: "json", hint: "The answer is not valid JSON." }],
+    };
+  }
+  return validateParsedAnswer(schema, answer, compiled);
+}
+
+/** Validates an already parsed answer (e.g. one that a repair rule rewrote). */
+export function validateParsedAnswer(
+  schema: unknown,
+  answer: unknown,
+  compiled = compiledValidator(schema),
+): Validation {
+  if (compiled.validate(answer)) return { valid: true, errors: [] };
+  const issues = mergeRequired(issuesOf(compiled.validate.errors ?? [], compiled.schema, answer))
+    .sort((a, b) => comparePaths(a.instancePath, b.instancePath))
+    .slice(0, maxDescribed);
+  const described = new Map<string, ValidationError>();
+  for (const issue of issues) {
+    const error = describe(issue, compiled.schema, answer);
+    described.set(canonicalJson(error), error);
+  }
+  const errors = [...described.values()]
+    .sort((a, b) => comparePaths(a.validation_path, b.validation_path))
+    .slice(0, maxErrors);
+  if (errors.length === 0) {
+    errors.push({ validation_path: "", validation_keyword: "schema", hint: "The answer does not match the schema." });
+  }
+  return { valid: false, errors };
+}
+
+/** The same form for a provider that rejected the response schema itself or its own answer. */
+export function providerRejection(kind: "schema" | "answer"): Validation {
+  const error: ValidationError =
+    kind === "schema"
+      ? {
+          validation_path: "",
+          validation_keyword: "provider_schema",
+          hint: "The provider rejected the response schema.",
+        }
+      : {
+          validation_path: "",
+          validation_keyword: "provider_answer",
+          hint: "The provider rejected its answer as not matching the response schema.",
+        };
+  return { valid: false, errors: [error] };
+}
+
+function describe(issue: Issue, root: unknown, answer: unknown): ValidationError {
+  const located = locate(root, answer, pointerSegments(issue.instancePath) ?? []);
+  const segments = issue.unknownProperty === true ? [...located.segments, "*"] : located.segments;
+  const fields = knownFields(located.all);
+  const typeError = issue.keyword === "type";
+  const expectedTypes = [...(issue.expectedTypes ?? [])];
+  const objectExpected = issue.keyword === "required" || (typeError && expectedTypes.includes("object"));
+  const example = objectExpected ? exampleObject(located.primary, root) : {};
+  // Built in the contract's member order, with optional members only where they apply.
+  return {
+    validation_path: toPointer(segments),
+    validation_keyword: issue.keyword,
+    ...(fields.length > 0 && (isObject(located.instance) || objectExpected) && { validation_fields: fields }),
+    ...(typeError && { expected_types: expectedTypes }),
+    ...(typeError && located.instance !== undefined && { actual_type: jsonTypeOf(located.instance) }),
+    hint: hintFor(issue, hintLabel(located.segments), located.primary, root),
+    ...(Object.keys(example).length > 0 && { example }),
+  };
+}
+
+/** One `required` issue per object, naming every missing property. */
+function mergeRequired(issues: readonly Issue[]): Issue[] {
+  const merged: Issue[] = [];
+  const byObject = new Map<string, number>();
+  for (const issue of issues) {
+    const index = issue.keyword === "required" ? byObject.get(issue.instancePath) : undefined;
+    const previous = index === undefined ? undefined : merged[index];
+    if (index !== undefined && previous !== undefined) {
+      const missing = [...new Set([...(previous.missing ?? []), ...(issue.missing ?? [])])];
+      merged[index] = { ...previous, missing };
+      continue;
+    }
+    if (issue.keyword === "required") byObject.set(issue.instancePath, merged.length);
+    merged.push(issue);
+  }
+  return merged;
+}
+
+function isObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function toPointer(segments: readonly string[]): string {
+  return segments.map((segment) => `/${escapeSegment(segment)}`).join("");
+}
+
+/** Document order of JSON Pointers: segment by segment, array indices numerically. */
+function comparePaths(a: string, b: string): number {
+  const left = pointerSegments(a) ?? [];
+  const right = pointerSegments(b) ?? [];
+  for (let index = 0; index < Math.min(left.length, right.length); index++) {
+    const x = left[index] ?? "";
+    const y = right[index] ?? "";
+    if (x === y) continue;
+    if (/^\d+$/.test(x) && /^\d+$/.test(y)) return Number(x) - Number(y);
+    return x < y ? -1 : 1;
+  }
+  return left.length - right.length;
+}

@@ -1,0 +1,31 @@
+import type { StructuredOutput } from "../surface.js";
+import { textPlacer } from "../text-placer.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
+
+function textBlocks(response: JsonObject): JsonObject[] {
+  const content = Array.isArray(response.content) ? response.content : [];
+  return content.filter((block): block is JsonObject => isObject(block) && block.type === "text");
+}
+
+/** Messages: the schema in `output_config.format`, the answer in the text blocks. */
+export const messagesStructuredOutput: StructuredOutput = {
+  fullSchema: (call) => call.responseSchema,
+  transport(body, fullSchema, _policy, native) {
+    if (native) return undefined;
+    const config = isObject(body.output_config) ? body.output_config : {};
+    const format = { type: "json_schema", schema: fullSchema };
+    return { body: { ...body, output_config: { ...config, format } }, omitted: [] };
+  },
+  answerText(response) {
+    const blocks = textBlocks(response);
+    return blocks.length === 0 ? undefined : blocks.map((block) => String(block.text)).join("");
+  },
+  withAnswerText(response, text) {
+    const place = textPlacer(text, (block) => block.type === "text");
+    return { ...response, content: place(response.content as unknown[]) };
+  },
+  streamedText(event) {
+    if (event.type !== "content_block_delta" || !isObject(event.delta)) return undefined;
+    return event.delta.type === "text_delta" && typeof event.delta.text === "string" ? event.delta.text : undefined;
+  },
+};

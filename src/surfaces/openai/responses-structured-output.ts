@@ -1,0 +1,42 @@
+import type { StructuredOutput } from "../surface.js";
+import { textPlacer } from "../text-placer.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
+
+function outputTextParts(response: JsonObject): JsonObject[] {
+  const parts: JsonObject[] = [];
+  for (const item of Array.isArray(response.output) ? response.output : []) {
+    if (!isObject(item) || item.type !== "message" || !Array.isArray(item.content)) continue;
+    for (const part of item.content) {
+      if (isObject(part) && part.type === "output_text" && typeof part.text === "string") parts.push(part);
+    }
+  }
+  return parts;
+}
+
+/** Responses: the schema in `text.format`, the answer in the output messages' `output_text` parts. */
+export const responsesStructuredOutput: StructuredOutput = {
+  fullSchema: (call) => call.responseSchema,
+  transport(body, fullSchema, _policy, native) {
+    if (native) return undefined;
+    const text = isObject(body.text) ? body.text : {};
+    const format = { type: "json_schema", name: "promptgate_schema", schema: fullSchema, strict: false };
+    return { body: { ...body, text: { ...text, format } }, omitted: [] };
+  },
+  answerText(response) {
+    const parts = outputTextParts(response);
+    return parts.length === 0 ? undefined : parts.map((part) => part.text).join("");
+  },
+  withAnswerText(response, text) {
+    const place = textPlacer(text, (part) => part.type === "output_text");
+    const output = (response.output as unknown[]).map((item) => {
+      if (!isObject(item) || item.type !== "message" || !Array.isArray(item.content)) return item;
+      return { ...item, content: place(item.content) };
+    });
+    const replaced: JsonObject = { ...response, output };
+    if (typeof response.output_text === "string") replaced.output_text = text;
+    return replaced;
+  },
+  streamedText(event) {
+    return event.type === "response.output_text.delta" && typeof event.delta === "string" ? event.delta : undefined;
+  },
+};

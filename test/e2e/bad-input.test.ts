@@ -1,0 +1,456 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+
+/** How one surface is addressed and what its native error looks like. */
+interface SurfaceCase {
+  name: "openai" | "gemini" | "anthropic";
+  /** A generate route below the gateway's root. */
+  route: string;
+  /** A route the surface does not serve, with the method to call it with. */
+  unknownRoute: { method: string; path: string };
+  /** Bodies that parse as JSON objects but carry a field of the wrong type; each holds the marker. */
+  wrongTypes: Record<string, unknown>;
+  /** A valid call with one user text, and tool declarations when given. */
+  call(text: string, tools?: unknown[]): Record<string, unknown>;
+  /** Asserts the native error shape for `code` and returns the `promptgate` member. */
+  expectNativeBody(body: unknown, response: Response, code: string): Record<string, unknown>;
+}
+
+const marker = "PROMPT-MARKER-7f3a9c";
+const refPattern = /^ref_[0-9a-f]{16}$/;
+
+const openai: SurfaceCase = {
+  name: "openai",
+  route: "/openai/v1/chat/completions",
+  unknownRoute: { method: "POST", path: "/openai/v1/embeddingz" },
+  wrongTypes: {
+    "messages is not an array": { model: "m", messages: { role: "user", content: marker } },
+    "a message's content is a number": {
+      model: "m",
+      messages: [
+        { role: "user", content: 7 },
+        { role: "user", content: marker },
+      ],
+    },
+    "a message's role is missing": { model: "m", messages: [{ content: marker }] },
+    "stream is a string": { model: "m", stream: "yes", messages: [{ role: "user", content: marker }] },
+  },
+  call: (text, tools) => ({ model: "m", messages: [{ role: "user", content: text }], ...(tools ? { tools } : {}) }),
+  expectNativeBody(body, response, code) {
+    const error = (body as { error: Record<string, unknown> }).error;
+    expect(error).toMatchObject({ message: expect.any(String), type: expect.any(String), code });
+    expect(error).toHaveProperty("param");
+    expect(response.headers.get("x-request-id")).toBe(response.headers.get("x-promptgate-ref"));
+    return error.promptgate as Record<string, unknown>;
+  },
+};
+
+const gemini: SurfaceCase = {
+  name: "gemini",
+  route: "/gemini/v1beta/models/m:generateContent",
+  unknownRoute: { method: "POST", path: "/gemini/v1beta/models/m:frobnicate" },
+  wrongTypes: {
+    "contents is not an array": { contents: { role: "user", parts: [{ text: marker }] } },
+    "a content's parts is a string": { contents: [{ role: "user", parts: marker }] },
+    "a part's text is a number": { contents: [{ role: "user", parts: [{ text: 7 }, { text: marker }] }] },
+    "systemInstruction and system_instruction conflict": {
+      contents: [{ role: "user", parts: [{ text: marker }] }],
+      systemInstruction: { parts: [{ text: marker }] },
+      system_instruction: { parts: [{ text: marker }] },
+    },
+  },
+  call: (text, tools) => ({ contents: [{ role: "user", parts: [{ text }] }], ...(tools ? { tools } : {}) }),
+  expectNativeBody(body, response, code) {
+    const error = (body as { error: Record<string, unknown> }).error;
+    expect(error).toMatchObject({ code: response.status, status: expect.stringMatching(/^[A-Z_]+$/) });
+    expect(error.message).toEqual(expect.any(String));
+    expect(error.details).toEqual([
+      expect.objectContaining({ "@type": expect.stringContaining("ErrorInfo"), reason: code }),
+    ]);
+    return error.promptgate as Record<string, unknown>;
+  },
+};
+
+const anthropic: SurfaceCase = {
+  name: "anthropic",
+  route: "/anthropic/v1/messages",
+  unknownRoute: { method: "POST", path: "/anthropic/v1/nope" },
+  wrongTypes: {
+    "messages is not an array": { model: "m", max_tokens: 8, messages: { role: "user", content: marker } },
+    "a message's content is a number": {
+      model: "m",
+      max_tokens: 8,
+      messages: [
+        { role: "user", content: 7 },
+        { role: "user", content: marker },
+      ],
+    },
+    "a text block's text is a number": {
+      model: "m",
+      max_tokens: 8,
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: 7 },
+            { type: "text", text: marker },
+          ],
+        },
+      ],
+    },
+    "system is a number": { model: "m", max_tokens: 8, system: 7, messages: [{ role: "user", content: marker }] },
+  },
+  call: (text, tools) => ({
+    model: "m",
+    max_tokens: 8,
+    messages: [{ role: "user", content: text }],
+    ...(tools ? { tools } : {}),
+  }),
+  expectNativeBody(body, response, code) {
+    const native = body as { type: string; error: Record<string, unknown>; request_id: string };
+    const ref = response.headers.get("x-promptgate-ref");
+    expect(native.type).toBe("error");
+    expect(native.error).toMatchObject({ type: expect.any(String), message: expect.any(String), code });
+    expect(native.request_id).toBe(ref);
+    expect(response.headers.get("request-id")).toBe(ref);
+    return native.error.promptgate as Record<string, unknown>;
+  },
+};
+
+const surfaces = [openai, gemini, anthropic];
+
+/** Asserts a gateway error in the surface's native shape and returns its raw text. */
+async function expectNativeError(
+  surface: SurfaceCase,
+  response: Response,
+  status: number,
+  code: string,
+  retryable = false,
+): Promise<string> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+  const ref = response.headers.get("x-promptgate-ref");
+  expect(ref).toMatch(refPattern);
+  if (retryable) expect(response.headers.get("x-should-retry")).not.toBe("false");
+  else expect(response.headers.get("x-should-retry")).toBe("false");
+  const text = await response.text();
+  const promptgate = surface.expectNativeBody(JSON.parse(text), response, code);
+  expect(promptgate).toMatchObject({ code, ref, retryable });
+  return text;
+}
+
+function post(origin: string, path: string, body: BodyInit | null, headers: Record<string, string> = {}) {
+  return fetch(`${origin}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body,
+  });
+}
+
+/** Every header value of a response, for checking that none carries request content. */
+function headerText(response: Response): string {
+  return [...response.headers].map(([name, value]) => `${name}: ${value}`).join("\n");
+}
+
+/** A free port on the loopback interface with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A body that would send `total` bytes in `size`-byte chunks, counting how many chunks were pulled. */
+function countingStream(total: number, size: number): { body: ReadableStream<Uint8Array>; pulled: () => number } {
+  const chunk = new Uint8Array(size).fill(0x20);
+  const chunks = Math.ceil(total / size);
+  let pulled = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled === chunks) {
+        controller.close();
+        return;
+      }
+      pulled++;
+      controller.enqueue(chunk);
+    },
+  });
+  return { body, pulled: () => pulled };
+}
+
+describe("bad input on the three surfaces", () => {
+  let harness: GatewayUnderTest;
+
+  beforeAll(async () => {
+    harness = await startGatewayUnderTest();
+  });
+  afterAll(() => harness.close());
+  beforeEach(() => {
+    harness.upstream.received.length = 0;
+  });
+
+  describe.each(surfaces)("the $name surface", (surface) => {
+    const badBodies: Record<string, BodyInit> = {
+      "unparseable JSON": `{"messages": [{"role": "user", "content": "${marker}"`,
+      "an empty body": "",
+      "a top-level array": JSON.stringify([{ role: "user", content: marker }]),
+      "a top-level string": JSON.stringify(marker),
+      "invalid UTF-8 bytes": new Uint8Array([
+        ...new TextEncoder().encode(`{"text": "${marker}`),
+        0xff,
+        0xfe,
+        0x22,
+        0x7d,
+      ]),
+      "an overlong UTF-8 encoding": new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]),
+      "a truncated UTF-8 sequence": new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xe2, 0x82, 0x22, 0x7d]),
+    };
+
+    it.each(Object.keys(badBodies))("answers %s with a native 400 INVALID_REQUEST and sends nothing", async (name) => {
+      const response = await post(harness.gateway.url, surface.route, badBodies[name]!);
+      await expectNativeError(surface, response, 400, "INVALID_REQUEST");
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+
+    it.each(Object.keys(surface.wrongTypes))(
+      "answers a body where %s with a native 400 INVALID_REQUEST",
+      async (name) => {
+        const response = await post(harness.gateway.url, surface.route, JSON.stringify(surface.wrongTypes[name]));
+        await expectNativeError(surface, response, 400, "INVALID_REQUEST");
+        expect(harness.upstream.received).toHaveLength(0);
+      },
+    );
+
+    it("never echoes the request's prompt text in an error body or header", async () => {
+      const bodies: BodyInit[] = [
+        badBodies["unparseable JSON"]!,
+        badBodies["a top-level array"]!,
+        badBodies["a top-level string"]!,
+        badBodies["invalid UTF-8 bytes"]!,
+        ...Object.values(surface.wrongTypes).map((body) => JSON.stringify(body)),
+      ];
+      for (const body of bodies) {
+        const response = await post(harness.gateway.url, surface.route, body, { "x-promptgate-call": "bad-input" });
+        expect(response.status).toBe(400);
+        expect(headerText(response)).not.toContain(marker);
+        expect(await response.text()).not.toContain(marker);
+      }
+    });
+
+    it("accepts a lone surrogate escape as valid JSON and counts it as one code point", async () => {
+      const text = "a\\ud800b\\udc00😀";
+      const body = JSON.stringify(surface.call("LONE")).replace('"LONE"', `"${text}"`);
+      const response = await post(harness.gateway.url, surface.route, body);
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.headers.get("x-promptgate-prompt-size") ?? "null")).toMatchObject({
+        message_chars: 5,
+      });
+      expect(harness.upstream.received[0]?.body).toBe(body);
+    });
+
+    it("answers an unknown route below the surface with a native 404", async () => {
+      const { method, path } = surface.unknownRoute;
+      const response = await fetch(`${harness.gateway.url}${path}`, { method, body: "{}" });
+      await expectNativeError(surface, response, 404, "NOT_FOUND");
+      const pinned = await fetch(`${harness.gateway.url}/policies/investigation.bounded${path}`, {
+        method,
+        body: "{}",
+      });
+      await expectNativeError(surface, pinned, 404, "NOT_FOUND");
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+
+    it("answers GET on its generate route with a native 405", async () => {
+      const response = await fetch(`${harness.gateway.url}${surface.route}`);
+      await expectNativeError(surface, response, 405, "METHOD_NOT_ALLOWED");
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+
+    it("answers an unknown pinned policy version with a native 404 POLICY_NOT_FOUND that does not echo the ref", async () => {
+      const response = await post(
+        harness.gateway.url,
+        `/policies/investigation.bounded@000000000000${surface.route}`,
+        JSON.stringify(surface.call("hi")),
+      );
+      const text = await expectNativeError(surface, response, 404, "POLICY_NOT_FOUND");
+      expect(text).not.toContain("000000000000");
+      expect(text).not.toContain("investigation.bounded");
+      expect(headerText(response)).not.toContain("000000000000");
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+
+    // measuring throw a RangeError, which becomes a 500 `internal`. It is the client's input, so
+    // it should be a 400 INVALID_REQUEST. Fix: parseJsonObject (src/http/read-body.ts) rejects
+    // bodies nested deeper than a fixed depth (e.g. 512) with "The request body is nested too
+    // deeply.", checked with an explicit stack rather than recursion.
+    it("answers a deeply nested tool declaration with a native 400 INVALID_REQUEST", async () => {
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+      const body = JSON.stringify(surface.call("hi", ["DEEP"])).replace('"DEEP"', deep);
+      const response = await post(harness.gateway.url, surface.route, body);
+      await expectNativeError(surface, response, 400, "INVALID_REQUEST");
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+  });
+
+  // Fix: let Surface.match return the allowed methods with "method-not-allowed", and have
+  // handle-surface-request.ts set `allow` on the 405.
+  it("names the allowed method in the Allow header of a 405", async () => {
+    const response = await fetch(`${harness.gateway.url}/openai/v1/chat/completions`);
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+
+  // inside the parser (gemini-surface.ts, modelOf), which becomes a 500 `internal` for a client
+  // mistake. Fix: catch the URIError in modelOf and throw invalidRequest("The model name in the
+  // URL is not valid percent-encoding.", "model").
+  it("answers a malformed percent-escape in the Gemini model name with a native 400", async () => {
+    const response = await post(
+      harness.gateway.url,
+      "/gemini/v1beta/models/%E0%A4%A:generateContent",
+      JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+    );
+    await expectNativeError(gemini, response, 400, "INVALID_REQUEST");
+    expect(harness.upstream.received).toHaveLength(0);
+  });
+
+  it("answers an unknown top-level path with a plain JSON 404", async () => {
+    const response = await fetch(`${harness.gateway.url}/v1/chat/completions`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(404);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    const ref = response.headers.get("x-promptgate-ref");
+    expect(ref).toMatch(refPattern);
+    expect(await response.json()).toEqual({
+      error: {
+        code: "NOT_FOUND",
+        message: expect.any(String),
+        promptgate: { code: "NOT_FOUND", ref, retryable: false },
+      },
+    });
+    expect(harness.upstream.received).toHaveLength(0);
+  });
+
+  it("answers GET /healthz with 200 without calling a provider", async () => {
+    const response = await fetch(`${harness.gateway.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-promptgate-ref")).toMatch(refPattern);
+    expect(harness.upstream.received).toHaveLength(0);
+  });
+
+  it("lists the four shipped policies with refs name@<12 hex>", async () => {
+    const response = await fetch(`${harness.gateway.url}/promptgate/policies`);
+    expect(response.status).toBe(200);
+    const { policies } = (await response.json()) as { policies: { ref: string; name: string; sha256: string }[] };
+    expect(policies.map((policy) => policy.name).sort()).toEqual([
+      "case.interpretation",
+      "default",
+      "investigation.bounded",
+      "investigation.bounded.v1",
+    ]);
+    for (const policy of policies) {
+      expect(policy.ref).toMatch(/^[a-z0-9.]+@[0-9a-f]{12}$/);
+      expect(policy.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(policy.ref).toBe(`${policy.name}@${policy.sha256.slice(0, 12)}`);
+    }
+  });
+});
+
+describe("bodies over the gateway's cap", () => {
+  let harness: GatewayUnderTest;
+
+  beforeAll(async () => {
+    harness = await startGatewayUnderTest({ PROMPTGATE_MAX_BODY_BYTES: "1000" });
+  });
+  afterAll(() => harness.close());
+  beforeEach(() => {
+    harness.upstream.received.length = 0;
+  });
+
+  describe.each(surfaces)("the $name surface", (surface) => {
+    it("answers a declared content-length over the cap with a native 413 PAYLOAD_TOO_LARGE", async () => {
+      const body = JSON.stringify(surface.call("x".repeat(2_000)));
+      const response = await post(harness.gateway.url, surface.route, body);
+      await expectNativeError(surface, response, 413, "PAYLOAD_TOO_LARGE");
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+
+    it("answers a chunked body that keeps coming with a 413 without reading it whole", async () => {
+      const chunkSize = 64 * 1024;
+      const total = 100 * 1024 * 1024;
+      const stream = countingStream(total, chunkSize);
+      const response = await fetch(`${harness.gateway.url}${surface.route}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: stream.body,
+        duplex: "half",
+      } as RequestInit);
+      await expectNativeError(surface, response, 413, "PAYLOAD_TOO_LARGE");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(stream.pulled()).toBeLessThan(total / chunkSize / 4);
+      expect(harness.upstream.received).toHaveLength(0);
+    });
+  });
+
+  it("reads a chunked body of exactly the cap and forwards it unchanged", async () => {
+    const json = JSON.stringify({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
+    const body = json.padEnd(1_000, " ");
+    const bytes = new TextEncoder().encode(body);
+    let offset = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (offset >= bytes.length) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(bytes.slice(offset, offset + 100));
+        offset += 100;
+      },
+    });
+    const response = await fetch(`${harness.gateway.url}/anthropic/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(200);
+    expect(harness.upstream.received[0]?.body).toBe(body);
+  });
+
+  it("keeps serving after refusing oversize bodies", async () => {
+    const response = await fetch(`${harness.gateway.url}/healthz`);
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("an unreachable upstream", () => {
+  let harness: GatewayUnderTest;
+
+  beforeAll(async () => {
+    harness = await startGatewayUnderTest({ PROMPTGATE_UPSTREAM_OPENAI: `http://127.0.0.1:${await closedPort()}/v1` });
+  });
+  afterAll(() => harness.close());
+
+  const chat = JSON.stringify({ model: "m", messages: [{ role: "user", content: marker }] });
+
+  it("answers with a native 502 `upstream` error that is retryable", async () => {
+    const response = await post(harness.gateway.url, openai.route, chat, { authorization: "Bearer sk-client-secret" });
+    const text = await expectNativeError(openai, response, 502, "upstream", true);
+    expect(text).not.toContain(marker);
+    expect(text).not.toContain("sk-client-secret");
+    expect(text).not.toContain("127.0.0.1");
+  });
+
+  it("keeps serving other requests and surfaces after the failure", async () => {
+    const again = await post(harness.gateway.url, openai.route, chat);
+    await expectNativeError(openai, again, 502, "upstream", true);
+    expect((await fetch(`${harness.gateway.url}/healthz`)).status).toBe(200);
+    const other = await post(
+      harness.gateway.url,
+      anthropic.route,
+      JSON.stringify({ model: "m", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
+    );
+    expect(other.status).toBe(200);
+  });
+});

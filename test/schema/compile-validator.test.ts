@@ -1,0 +1,184 @@
+import { describe, expect, it } from "vitest";
+import { GatewayError } from "../../src/errors/gateway-error.js";
+import { compiledValidator } from "../../src/schema/compile-validator.js";
+
+function compileError(schema: unknown): GatewayError {
+  try {
+    compiledValidator(schema);
+  } catch (error) {
+    if (GatewayError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("expected the schema to be rejected");
+}
+
+const taggedUnion = {
+  type: "object",
+  properties: {
+    next: {
+      oneOf: [
+        {
+          type: "object",
+          required: ["action"],
+          properties: { action: { const: "recall" }, page: { type: "integer" } },
+        },
+        { type: "object", required: ["action"], properties: { action: { const: "finish" } } },
+      ],
+    },
+  },
+};
+
+describe("compiledValidator", () => {
+  it("returns the same compiled validator for two separately parsed identical schemas", () => {
+    const text = JSON.stringify({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
+    expect(compiledValidator(JSON.parse(text))).toBe(compiledValidator(JSON.parse(text)));
+  });
+
+  it("returns the same compiled validator for schemas that differ only in key order", () => {
+    const first = compiledValidator({ type: "object", properties: { b: { type: "integer" } }, required: ["b"] });
+    const second = compiledValidator({ required: ["b"], properties: { b: { type: "integer" } }, type: "object" });
+    expect(second).toBe(first);
+  });
+
+  it("compiles a schema with propertyOrdering, x-vendor keys and an unknown format, and validates with it", () => {
+    const { validate } = compiledValidator({
+      type: "object",
+      propertyOrdering: ["when", "code"],
+      "x-vendor": { owner: "team" },
+      properties: {
+        when: { type: "string", format: "date-time" },
+        code: { type: "string", format: "x-internal-code", "x-vendor-hint": true },
+      },
+      required: ["when", "code"],
+    });
+    expect(validate({ when: "2026-01-02T03:04:05Z", code: "anything" })).toBe(true);
+    expect(validate({ when: "yesterday", code: "anything" })).toBe(false);
+  });
+
+  it("rejects an external $ref with a 400 INVALID_REQUEST that repeats nothing of the schema", () => {
+    const error = compileError({
+      type: "object",
+      properties: { a: { $ref: "https://schemas.example.com/secret-shape.json" } },
+    });
+    expect(error.code).toBe("INVALID_REQUEST");
+    expect(error.status).toBe(400);
+    expect(error.details.param).toBe("response_schema");
+    expect(error.message).not.toContain("secret-shape");
+  });
+
+  it("rejects a schema that breaks its meta-schema with a 400 INVALID_REQUEST", () => {
+    expect(compileError({ type: "object", properties: { a: { type: "text" } } }).code).toBe("INVALID_REQUEST");
+  });
+
+  it("rejects a value that is no schema at all with a 400 INVALID_REQUEST", () => {
+    expect(compileError(42).status).toBe(400);
+    expect(compileError(undefined).status).toBe(400);
+  });
+
+  it("rejects the same invalid schema again on a second call", () => {
+    const schema = { type: "object", properties: { a: { $ref: "other.json#/x" } } };
+    expect(compileError(schema).code).toBe("INVALID_REQUEST");
+    expect(compileError(structuredClone(schema)).code).toBe("INVALID_REQUEST");
+  });
+
+  it("chooses the Ajv dialect from $schema, with 2020-12 when there is none", () => {
+    const dialectOf = (metaSchema?: string) =>
+      compiledValidator({ ...(metaSchema && { $schema: metaSchema }), type: "string", title: metaSchema ?? "none" })
+        .dialect;
+    expect(dialectOf("http://json-schema.org/draft-07/schema#")).toBe("draft-07");
+    expect(dialectOf("http://json-schema.org/draft-04/schema#")).toBe("draft-07");
+    expect(dialectOf("https://json-schema.org/draft/2019-09/schema")).toBe("2019-09");
+    expect(dialectOf("https://json-schema.org/draft/2020-12/schema")).toBe("2020-12");
+    expect(dialectOf()).toBe("2020-12");
+  });
+
+  it("validates a draft-07 schema whose $ref points into definitions", () => {
+    const { validate } = compiledValidator({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      definitions: { id: { type: "string", pattern: "^F[0-9]+$" } },
+      type: "object",
+      properties: { id: { $ref: "#/definitions/id" }, items: { type: "array", items: { $ref: "#/definitions/id" } } },
+    });
+    expect(validate({ id: "F1", items: ["F2"] })).toBe(true);
+    expect(validate({ id: "X1", items: ["F2"] })).toBe(false);
+  });
+
+  it("validates a 2020-12 schema with $defs and prefixItems", () => {
+    const { validate } = compiledValidator({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $defs: { level: { enum: ["low", "high"] } },
+      type: "array",
+      prefixItems: [{ $ref: "#/$defs/level" }, { type: "integer" }],
+      items: false,
+    });
+    expect(validate(["low", 3])).toBe(true);
+    expect(validate(["low", 3, "extra"])).toBe(false);
+  });
+
+  it("validates a recursive schema", () => {
+    const { validate } = compiledValidator({
+      $defs: {
+        node: {
+          type: "object",
+          required: ["name"],
+          properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } },
+        },
+      },
+      $ref: "#/$defs/node",
+    });
+    expect(validate({ name: "a", children: [{ name: "b", children: [] }] })).toBe(true);
+    expect(validate({ name: "a", children: [{ children: [] }] })).toBe(false);
+  });
+
+  it("never mutates the client's schema", () => {
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      $id: "https://example.com/mutation-check.json",
+      $defs: { a: { type: "string" } },
+      type: "object",
+      properties: { a: { $ref: "#/$defs/a" }, next: structuredClone(taggedUnion.properties.next) },
+    };
+    const before = structuredClone(schema);
+    compiledValidator(schema);
+    expect(schema).toEqual(before);
+  });
+
+  it("gives two different schemas with the same $id validators of their own", () => {
+    const first = compiledValidator({ $id: "https://example.com/same.json", type: "string" });
+    const second = compiledValidator({ $id: "https://example.com/same.json", type: "integer" });
+    expect(first.validate("text")).toBe(true);
+    expect(second.validate("text")).toBe(false);
+    expect(second.validate(3)).toBe(true);
+  });
+
+  it("still compiles a declared discriminator that Ajv cannot use, as a plain oneOf", () => {
+    const { validate } = compiledValidator({
+      type: "object",
+      discriminator: { propertyName: "kind", mapping: { a: "#/$defs/a" } },
+      oneOf: [{ $ref: "#/$defs/a" }, { $ref: "#/$defs/b" }],
+      $defs: {
+        a: { type: "object", required: ["kind"], properties: { kind: { const: "a" } } },
+        b: { type: "object", required: ["kind"], properties: { kind: { const: "b" } } },
+      },
+    });
+    expect(validate({ kind: "a" })).toBe(true);
+    expect(validate({ kind: "c" })).toBe(false);
+  });
+
+  it("rejects a non-object for a tagged oneOf of objects, as plain JSON Schema does", () => {
+    const { validate } = compiledValidator(taggedUnion);
+    expect(validate({ next: { action: "recall", page: 1 } })).toBe(true);
+    expect(validate({ next: "recall" })).toBe(false);
+    expect(validate({ next: 3 })).toBe(false);
+  });
+
+  it("reports error schema paths from the root of the compiled schema, through inlined references", () => {
+    const compiled = compiledValidator({
+      $defs: { page: { type: "integer" } },
+      type: "object",
+      properties: { page: { $ref: "#/$defs/page" } },
+    });
+    expect(compiled.validate({ page: "one" })).toBe(false);
+    expect(compiled.validate.errors?.[0]?.schemaPath).toBe("#/properties/page/type");
+  });
+});
