@@ -2,8 +2,9 @@ import type { Deps, UpstreamResponse } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
-import { validateAnswer } from "../schema/diagnostics.js";
-import type { MeasuredEndpoint } from "../surfaces/surface.js";
+import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
+import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
+import { isObject } from "../surfaces/wire-fields.js";
 import { observeAnswerStream } from "./observe-answer-stream.js";
 import type { PreparedCall } from "./prepare-call.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
@@ -34,13 +35,13 @@ export interface FinishedAnswer {
 export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> {
   const { endpoint, policy, prepared, response, record, headers } = input;
   const output = endpoint.structuredOutput;
-  const validating =
-    output !== undefined &&
-    prepared.fullSchema !== undefined &&
-    policy.policy.validation.enabled &&
-    isSuccess(response.status);
-  if (!validating)
+  if (output === undefined || prepared.fullSchema === undefined) {
     return { response: await relayResponse(response, prepared.call.stream, headers), recordLater: false };
+  }
+  if (response.status === 400) return await relaySchemaRejection(response, output, record, headers);
+  if (!policy.policy.validation.enabled || !isSuccess(response.status)) {
+    return { response: await relayResponse(response, prepared.call.stream, headers), recordLater: false };
+  }
   if (prepared.call.stream) {
     const stream = observeAnswerStream(response.stream(), response.headers["content-type"] ?? "", output, (text) => {
       if (text !== undefined) record.validation = validateAnswer(prepared.fullSchema, text);
@@ -78,6 +79,36 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
     : JSON.stringify(annotate ? { ...validated.body, promptgate: { validation } } : validated.body);
   return {
     response: new Response(body, { status: response.status, headers: relayedHeaders(response, headers) }),
+    recordLater: false,
+  };
+}
+
+/**
+ * A provider's 400 about the response schema is reported like a local validation failure,
+ * in the surface's native shape and without the provider's text; any other 400 is relayed.
+ */
+async function relaySchemaRejection(
+  response: UpstreamResponse,
+  output: StructuredOutput,
+  record: CallRecord,
+  headers: Record<string, string>,
+): Promise<FinishedAnswer> {
+  const bytes = await response.bytes();
+  let errorBody: unknown;
+  try {
+    errorBody = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    errorBody = undefined;
+  }
+  if (isObject(errorBody) && output.rejectsSchema(errorBody)) {
+    const validation = providerRejection("schema");
+    record.validation = validation;
+    throw new GatewayError("INVALID_REQUEST", 400, "The provider rejected the response schema.", {
+      diagnostics: validation,
+    });
+  }
+  return {
+    response: new Response(bytes, { status: 400, headers: relayedHeaders(response, headers) }),
     recordLater: false,
   };
 }

@@ -1,3 +1,5 @@
+import { LRUCache } from "lru-cache";
+import { canonicalJson } from "../json/canonical-json.js";
 import { Omissions } from "./gemini-projection-omissions.js";
 import { outerShape } from "./gemini-projection-outer.js";
 import { indexSchema } from "./gemini-projection-refs.js";
@@ -40,6 +42,18 @@ export function projectForGemini(
 ): Projection {
   if (mode === "none") return { schema, omitted: [] };
   const param = options.param ?? "response_schema";
+  const key = `${mode} ${field} ${param} ${canonicalJson(schema)}`;
+  const cached = projections.get(key);
+  if (cached !== undefined) return cached;
+  const projection = project(schema, mode, field, param);
+  projections.set(key, projection);
+  return projection;
+}
+
+/** Projections by mode, field and canonical schema: a controller sends the same few schemas again and again. */
+const projections = new LRUCache<string, Projection>({ max: 256 });
+
+function project(schema: unknown, mode: Exclude<ProjectionMode, "none">, field: ProjectionField, param: string) {
   const omissions = new Omissions(mode === "outer" ? 1 : Number.POSITIVE_INFINITY);
   const walked = walkSchema(schema, { index: indexSchema(schema, param), omissions, param });
   const projected = mode === "outer" ? outerShape(walked, omissions) : walked;

@@ -24,6 +24,8 @@ export interface StructuredOutput {
   withAnswerText(response: JsonObject, text: string): JsonObject;
   /** The answer text one streamed event adds (its data parsed as JSON). */
   streamedText(event: JsonObject): string | undefined;
+  /** Whether a provider's 400 error body says it rejected the response schema. */
+  rejectsSchema(errorBody: JsonObject): boolean;
 }
 
 /** A route whose body is a call: measured, and for `generate` enforced; `count` is never rejected. */

@@ -1,3 +1,4 @@
+import { errorMessageOf } from "../error-message.js";
 import type { StructuredOutput } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
@@ -24,6 +25,7 @@ export const messagesStructuredOutput: StructuredOutput = {
     const place = textPlacer(text, (block) => block.type === "text");
     return { ...response, content: place(response.content as unknown[]) };
   },
+  rejectsSchema: (errorBody) => /output_config|output_format|json_schema|grammar/i.test(errorMessageOf(errorBody)),
   streamedText(event) {
     if (event.type !== "content_block_delta" || !isObject(event.delta)) return undefined;
     return event.delta.type === "text_delta" && typeof event.delta.text === "string" ? event.delta.text : undefined;

@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../json/canonical-json.js";
 import { projectForGemini } from "../../schema/gemini-projection.js";
 import { openApiToJsonSchema } from "../../schema/openapi-to-json-schema.js";
+import { errorMessageOf } from "../error-message.js";
 import type { StructuredOutput } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
@@ -64,4 +65,6 @@ export const geminiStructuredOutput: StructuredOutput = {
     return { ...response, candidates: [{ ...candidate, content: { ...content, parts } }, ...rest] };
   },
   streamedText: candidateText,
+  rejectsSchema: (errorBody) =>
+    /response_?(json_?)?schema|generation_?config|nesting depth|too many states/i.test(errorMessageOf(errorBody)),
 };

@@ -1,3 +1,4 @@
+import { errorMessageOf } from "../error-message.js";
 import type { StructuredOutput } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
@@ -27,6 +28,7 @@ export const chatStructuredOutput: StructuredOutput = {
     const message = { ...firstMessage(response), content: text };
     return { ...response, choices: [{ ...first, message }, ...rest] };
   },
+  rejectsSchema: (errorBody) => /response_format|json_schema|invalid schema/i.test(errorMessageOf(errorBody)),
   streamedText(event) {
     const choice = Array.isArray(event.choices) ? event.choices[0] : undefined;
     const delta = isObject(choice) && isObject(choice.delta) ? choice.delta.content : undefined;

@@ -1,3 +1,4 @@
+import { errorMessageOf } from "../error-message.js";
 import type { StructuredOutput } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
@@ -36,6 +37,7 @@ export const responsesStructuredOutput: StructuredOutput = {
     if (typeof response.output_text === "string") replaced.output_text = text;
     return replaced;
   },
+  rejectsSchema: (errorBody) => /text\.format|json_schema|invalid schema/i.test(errorMessageOf(errorBody)),
   streamedText(event) {
     return event.type === "response.output_text.delta" && typeof event.delta === "string" ? event.delta : undefined;
   },
