@@ -7,7 +7,7 @@ import { invalidRequest } from "../errors/gateway-error.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import { withDiscriminators } from "./diagnose-discriminators.js";
 import { inlineLocalRefs } from "./diagnose-inline-refs.js";
-import { isSchemaNode, type SchemaNode } from "./diagnose-schema-nodes.js";
+import { isSchemaNode, type SchemaNode } from "./schema-nodes.js";
 
 /** The JSON Schema dialect a schema is validated under (draft-04/06 schemas go to draft-07). */
 export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";

@@ -7,7 +7,7 @@ import {
   schemaListKeywords,
   schemaMapKeywords,
   schemaValueKeywords,
-} from "./diagnose-schema-nodes.js";
+} from "./schema-nodes.js";
 
 /**
  * A copy of a schema in which every `oneOf` whose alternatives a required, string-valued tag

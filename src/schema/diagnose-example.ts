@@ -1,5 +1,5 @@
 import { applicableNodes } from "./diagnose-path.js";
-import { declaredTypes, isSchemaNode, pinnedValue, type SchemaNode } from "./diagnose-schema-nodes.js";
+import { declaredTypes, isSchemaNode, pinnedValue, type SchemaNode } from "./schema-nodes.js";
 
 /** Objects nested deeper than this below the reported one are shown as `{}` (arrays as `[]`). */
 const maxDepth = 4;

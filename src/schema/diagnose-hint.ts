@@ -1,7 +1,7 @@
 import { declaredPropertyNames, objectFieldOrder } from "./diagnose-example.js";
 import { applicableNodes } from "./diagnose-path.js";
-import { declaredTypes, type SchemaNode } from "./diagnose-schema-nodes.js";
 import type { Issue } from "./diagnose-unions.js";
+import { declaredTypes, type SchemaNode } from "./schema-nodes.js";
 
 /** Lists longer than this (or with a long entry) are summarised by their count instead. */
 const maxListed = 10;

@@ -6,7 +6,7 @@ import {
   schemaListKeywords,
   schemaMapKeywords,
   schemaValueKeywords,
-} from "./diagnose-schema-nodes.js";
+} from "./schema-nodes.js";
 
 /** Keywords that scope identifiers; a pointer lookup cannot tell how they change `$ref`. */
 const scopingKeywords = ["$anchor", "$dynamicAnchor", "$recursiveAnchor", "$dynamicRef", "$recursiveRef"];
@@ -68,7 +68,7 @@ export function inlineLocalRefs(schema: SchemaNode): SchemaNode | undefined {
     for (const [keyword, value] of Object.entries(node)) {
       if (keyword === "$defs" || keyword === "definitions") {
         copy[keyword] = value; // only reached through references, which are inlined or kept as they are
-      } else if ((schemaMapKeywords.includes(keyword) || keyword === "dependencies") && isSchemaNode(value)) {
+      } else if (schemaMapKeywords.includes(keyword) && isSchemaNode(value)) {
         copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, inline(child, stack)]));
       } else if (schemaListKeywords.includes(keyword) && Array.isArray(value)) {
         copy[keyword] = value.map((child) => inline(child, stack));

@@ -1,4 +1,4 @@
-import { declaredTypes, isSchemaNode, pinnedValue, resolveLocalRef, type SchemaNode } from "./diagnose-schema-nodes.js";
+import { declaredTypes, isSchemaNode, pinnedValue, resolveLocalRef, type SchemaNode } from "./schema-nodes.js";
 
 /**
  * How to read a union the instance does not select an alternative of: `all` takes every

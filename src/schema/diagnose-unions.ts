@@ -1,14 +1,7 @@
 import type { ErrorObject } from "ajv";
 import { declaredDiscriminator, discriminatorOf, flattenNode, locate } from "./diagnose-path.js";
-import {
-  escapeSegment,
-  isSchemaNode,
-  jsonTypes,
-  pointerSegments,
-  resolveLocalRef,
-  type SchemaNode,
-  valueAt,
-} from "./diagnose-schema-nodes.js";
+import { escapePointerToken, pointerTokens } from "./json-pointer.js";
+import { isSchemaNode, jsonTypes, resolveLocalRef, type SchemaNode, valueAt } from "./schema-nodes.js";
 
 /**
  * One failure, reduced to what may be shown: schema text and positions in the answer, never a
@@ -67,7 +60,7 @@ function pruneUnion(union: ErrorObject, schema: unknown, data: unknown, pruning:
   const keyword = union.keyword === "discriminator" ? "oneOf" : union.keyword;
   const parentPath = union.schemaPath.slice(0, union.schemaPath.lastIndexOf("/"));
   const prefix = `${parentPath}/${keyword}/`;
-  const path = pointerSegments(union.instancePath) ?? [];
+  const path = pointerTokens(union.instancePath) ?? [];
   const instance = valueAt(data, path);
   const node = unionNode(schema, parentPath, keyword, data, path);
   const alternatives: unknown[] = node !== undefined && Array.isArray(node[keyword]) ? node[keyword] : [];
@@ -128,7 +121,7 @@ function tagIssue(instancePath: string, instance: unknown, tag: string, allowed:
   if (isSchemaNode(instance) && !Object.hasOwn(instance, tag)) {
     return { instancePath, keyword: "required", missing: [tag] };
   }
-  return { instancePath: `${instancePath}/${escapeSegment(tag)}`, keyword: "enum", allowed };
+  return { instancePath: `${instancePath}/${escapePointerToken(tag)}`, keyword: "enum", allowed };
 }
 
 /** Every value the alternatives allow for their tag (an alternative may allow several). */

@@ -3,8 +3,9 @@ import { compiledValidator } from "./compile-validator.js";
 import { exampleObject } from "./diagnose-example.js";
 import { hintFor, hintLabel } from "./diagnose-hint.js";
 import { knownFields, locate } from "./diagnose-path.js";
-import { escapeSegment, jsonTypeOf, pointerSegments } from "./diagnose-schema-nodes.js";
 import { type Issue, issuesOf } from "./diagnose-unions.js";
+import { escapePointerToken, pointerTokens } from "./json-pointer.js";
+import { jsonTypeOf } from "./schema-nodes.js";
 
 /** One sanitized failure of an answer (contract section 6): schema text and positions only, never answer values. */
 export interface ValidationError {
@@ -93,7 +94,7 @@ export function providerRejection(kind: "schema" | "answer"): Validation {
 }
 
 function describe(issue: Issue, root: unknown, answer: unknown): ValidationError {
-  const located = locate(root, answer, pointerSegments(issue.instancePath) ?? []);
+  const located = locate(root, answer, pointerTokens(issue.instancePath) ?? []);
   const segments = issue.unknownProperty === true ? [...located.segments, "*"] : located.segments;
   const fields = knownFields(located.all);
   const typeError = issue.keyword === "type";
@@ -135,13 +136,13 @@ function isObject(value: unknown): boolean {
 }
 
 function toPointer(segments: readonly string[]): string {
-  return segments.map((segment) => `/${escapeSegment(segment)}`).join("");
+  return segments.map((segment) => `/${escapePointerToken(segment)}`).join("");
 }
 
 /** Document order of JSON Pointers: segment by segment, array indices numerically. */
 function comparePaths(a: string, b: string): number {
-  const left = pointerSegments(a) ?? [];
-  const right = pointerSegments(b) ?? [];
+  const left = pointerTokens(a) ?? [];
+  const right = pointerTokens(b) ?? [];
   for (let index = 0; index < Math.min(left.length, right.length); index++) {
     const x = left[index] ?? "";
     const y = right[index] ?? "";

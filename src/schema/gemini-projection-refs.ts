@@ -1,4 +1,6 @@
 import { invalidRequest } from "../errors/gateway-error.js";
+import { escapePointerToken, pointerTokens } from "./json-pointer.js";
+import { schemaListKeywords, schemaMapKeywords, schemaValueKeywords } from "./schema-nodes.js";
 
 /**
  * Local `$ref` resolution for the Gemini projection: JSON pointers (`#`, `#/$defs/x`,
@@ -29,29 +31,6 @@ const messages = {
 
 /** Stands in for the document's URI when the root has no absolute `$id`. */
 const syntheticRoot = "x-promptgate-root:/";
-
-const singleSchemaKeywords = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "unevaluatedItems",
-  "unevaluatedProperties",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-];
-const schemaListKeywords = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-const schemaMapKeywords = [
-  "properties",
-  "patternProperties",
-  "$defs",
-  "definitions",
-  "dependentSchemas",
-  "dependencies",
-];
 
 /** The base URI inside `node`: its own `$id` resolved against the base around it, if it has one. */
 export function innerBase(node: SchemaObject, outerBase: string): string {
@@ -88,7 +67,7 @@ export function indexSchema(root: unknown, param: string): RefIndex {
       if (typeof anchor === "string") anchors.set(`${base}#${anchor}`, target);
     }
     if (typeof node.$ref === "string") refs.push({ ref: node.$ref, base });
-    for (const keyword of singleSchemaKeywords) {
+    for (const keyword of schemaValueKeywords) {
       if (keyword in node) visit(node[keyword], `${location}/${keyword}`, base);
     }
     for (const keyword of schemaListKeywords) {
@@ -102,7 +81,7 @@ export function indexSchema(root: unknown, param: string): RefIndex {
       const map = node[keyword];
       if (!isSchemaObject(map)) continue;
       for (const [name, item] of Object.entries(map))
-        visit(item, `${location}/${keyword}/${escapePointer(name)}`, base);
+        visit(item, `${location}/${keyword}/${escapePointerToken(name)}`, base);
     }
   };
 
@@ -139,12 +118,8 @@ function followPointer(
   pointer: string,
   outerBases: WeakMap<object, string>,
 ): RefTarget | undefined {
-  const decoded = decodeOrUndefined(pointer);
-  if (decoded === undefined) return undefined;
-  const tokens = decoded
-    .split("/")
-    .slice(1)
-    .map((token) => token.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const tokens = pointerTokens(`#${pointer}`);
+  if (tokens === undefined) return undefined;
   let node: unknown = resource.node;
   let base = resource.base;
   for (const token of tokens) {
@@ -156,7 +131,7 @@ function followPointer(
   const known = isSchemaObject(node) ? outerBases.get(node) : undefined;
   return {
     node,
-    location: `${resource.location}${tokens.map((token) => `/${escapePointer(token)}`).join("")}`,
+    location: `${resource.location}${tokens.map((token) => `/${escapePointerToken(token)}`).join("")}`,
     base: known ?? base,
   };
 }
@@ -173,11 +148,6 @@ function decodeOrUndefined(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Escapes one JSON pointer segment. */
-export function escapePointer(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 export function isSchemaObject(value: unknown): value is SchemaObject {

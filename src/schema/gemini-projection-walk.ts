@@ -1,6 +1,6 @@
 import { invalidRequest } from "../errors/gateway-error.js";
 import type { Omissions } from "./gemini-projection-omissions.js";
-import { escapePointer, innerBase, isSchemaObject, type RefIndex } from "./gemini-projection-refs.js";
+import { innerBase, isSchemaObject, type RefIndex } from "./gemini-projection-refs.js";
 import {
   intersect,
   type JsonType,
@@ -10,6 +10,7 @@ import {
   type Shape,
   unite,
 } from "./gemini-projection-shape.js";
+import { escapePointerToken } from "./json-pointer.js";
 
 /**
  * Reads a full JSON Schema into a {@link Shape} tree: `$ref`s inlined (recursion cut after a
@@ -125,7 +126,7 @@ class Walker {
         shape.properties = new Map(
           Object.entries(value).map(([name, child]) => [
             name,
-            this.walk(child, `${location}/properties/${escapePointer(name)}`, depth + 1, base),
+            this.walk(child, `${location}/properties/${escapePointerToken(name)}`, depth + 1, base),
           ]),
         );
         return true;

@@ -53,8 +53,23 @@ function replaceAt(node: unknown, tokens: readonly string[], depth: number, valu
   return { ...(node as Record<string, unknown>), [token]: replaced };
 }
 
+/** Escapes one reference token for a pointer (`~` as `~0`, `/` as `~1`). */
+export function escapePointerToken(token: string): string {
+  return token.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** The tokens of a pointer, or of a URI fragment pointer (`#/a%20b`, percent-decoded); undefined if malformed. */
+export function pointerTokens(pointer: string): string[] | undefined {
+  if (!pointer.startsWith("#")) return parsePointer(pointer);
+  try {
+    return parsePointer(decodeURIComponent(pointer.slice(1)));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The unescaped reference tokens, or `undefined` for a malformed pointer. */
-function parsePointer(pointer: string): string[] | undefined {
+export function parsePointer(pointer: string): string[] | undefined {
   if (pointer === "") return [];
   if (!pointer.startsWith("/")) return undefined;
   const tokens: string[] = [];

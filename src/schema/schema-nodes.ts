@@ -1,9 +1,18 @@
 /** Small, dependency-free helpers for reading JSON Schema documents (draft-07 to 2020-12). */
 
+import { pointerTokens } from "./json-pointer.js";
+
 export type SchemaNode = Record<string, unknown>;
 
 /** Keywords whose value is a map of subschemas. */
-export const schemaMapKeywords = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+export const schemaMapKeywords = [
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+  "dependencies",
+];
 
 /** Keywords whose value is a list of subschemas (`items` may be one too, in draft-07). */
 export const schemaListKeywords = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
@@ -40,28 +49,6 @@ export function isSchemaNode(value: unknown): value is SchemaNode {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Splits a JSON Pointer (with or without a leading `#`, percent-encoded or not) into its segments. */
-export function pointerSegments(pointer: string): string[] | undefined {
-  let text = pointer.startsWith("#") ? pointer.slice(1) : pointer;
-  if (pointer.startsWith("#")) {
-    try {
-      text = decodeURIComponent(text);
-    } catch {
-      return undefined;
-    }
-  }
-  if (text === "") return [];
-  if (!text.startsWith("/")) return undefined;
-  return text
-    .slice(1)
-    .split("/")
-    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
-}
-
-export function escapeSegment(segment: string): string {
-  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
 /** The value a list of pointer segments leads to inside a JSON document, if any. */
 export function valueAt(document: unknown, segments: readonly string[]): unknown {
   let current = document;
@@ -81,7 +68,7 @@ export function valueAt(document: unknown, segments: readonly string[]): unknown
 /** Resolves a same-document `$ref` (`#`, `#/json/pointer`); anything else is left to Ajv. */
 export function resolveLocalRef(root: unknown, ref: string): unknown {
   if (!ref.startsWith("#")) return undefined;
-  const segments = pointerSegments(ref);
+  const segments = pointerTokens(ref);
   return segments === undefined ? undefined : valueAt(root, segments);
 }
 
