@@ -4,8 +4,9 @@ import { readCappedBody } from "../http/read-body.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
+import { noCachedPrefix } from "../window/prompt-size.js";
 import { finishAnswer } from "./finish-answer.js";
-import { type Measurements, namedSchema, type PreparedCall, prepareCall } from "./prepare-call.js";
+import { type Measurements, namedSchema, type PreparedCall, parseCall, prepareCall } from "./prepare-call.js";
 import { relayResponse } from "./relay-response.js";
 import { sendUpstream } from "./send-upstream.js";
 import { upstreamRequest } from "./upstream-request.js";
@@ -100,7 +101,8 @@ async function sendCall(
   const measurements: Measurements = {};
   let prepared: PreparedCall;
   try {
-    prepared = prepareCall(endpoint, clientBytes, path, policy, schema, measurements);
+    const parsed = parseCall(endpoint, clientBytes, path);
+    prepared = prepareCall(endpoint, parsed, path, policy, schema, noCachedPrefix, measurements);
   } finally {
     record.preflight = measurements.preflight;
     record.provider_check = measurements.provider;

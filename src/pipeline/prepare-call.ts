@@ -4,8 +4,9 @@ import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { compiledValidator } from "../schema/compile-validator.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
+import type { JsonObject } from "../surfaces/wire-fields.js";
 import { enforceWindow } from "../window/check.js";
-import { measure, type PromptSize } from "../window/prompt-size.js";
+import { type CachedPrefix, measure, type PromptSize } from "../window/prompt-size.js";
 
 /** The prompt_size of each check, filled in as the checks run, so a rejected call still has them. */
 export interface Measurements {
@@ -25,29 +26,42 @@ export interface PreparedCall {
   omitted: string[];
 }
 
+/** A client's request, parsed: its wire body and its logical call. */
+export interface ParsedCall {
+  bytes: Uint8Array<ArrayBuffer>;
+  body: JsonObject;
+  call: LogicalCall;
+}
+
+/** Parses a client's body into its logical call, or INVALID_REQUEST. */
+export function parseCall(endpoint: MeasuredEndpoint, bytes: Uint8Array<ArrayBuffer>, path: string): ParsedCall {
+  const body = parseJsonObject(bytes);
+  return { bytes, body, call: endpoint.parse(body, path) };
+}
+
 const encoder = new TextEncoder();
 
 /**
- * Parses and measures a call and runs both checks: the preflight on the client's request
- * (with the reserve), then the provider check on the exact body that would be sent, after
- * any schema transport. Throws before anything is sent when a check fails.
+ * Measures a parsed call and runs both checks: the preflight on the client's request (with
+ * the reserve), then the provider check on the exact body that would be sent, after any
+ * schema transport, cached prefix included. Throws before anything is sent when a check fails.
  */
 export function prepareCall(
   endpoint: MeasuredEndpoint,
-  clientBytes: Uint8Array<ArrayBuffer>,
+  parsed: ParsedCall,
   path: string,
   policy: PolicyVersion,
   namedSchema: unknown,
+  cachedPrefix: CachedPrefix,
   measurements: Measurements,
 ): PreparedCall {
-  const clientBody = parseJsonObject(clientBytes);
-  const call = endpoint.parse(clientBody, path);
+  const { bytes: clientBytes, body: clientBody, call } = parsed;
   const output = endpoint.structuredOutput;
   const native = call.responseSchema !== undefined;
   const fullSchema = output === undefined ? undefined : (namedSchema ?? output.fullSchema(call, clientBody));
   // A named schema the client does not send natively is transported, so it counts from the start.
   const preflightCall = native || fullSchema === undefined ? call : { ...call, responseSchema: fullSchema };
-  const preflight = measure(preflightCall, { check: "preflight", policy, cachePrefixChars: 0 });
+  const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix });
   measurements.preflight = preflight;
   if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
   enforceWindow(preflight, policy);
@@ -57,7 +71,7 @@ export function prepareCall(
       ? undefined
       : output.transport(clientBody, fullSchema, policy.policy, native);
   const providerCall = transported === undefined ? call : endpoint.parse(transported.body, path);
-  const provider = measure(providerCall, { check: "provider", policy, cachePrefixChars: 0 });
+  const provider = measure(providerCall, { check: "provider", policy, cachedPrefix });
   measurements.provider = provider;
   enforceWindow(provider, policy);
   return {

@@ -24,13 +24,24 @@ export interface PromptSize {
   cache_prefix_estimated?: boolean;
 }
 
+/** The cached prefix a call refers to, as far as the gateway knows it. */
+export interface CachedPrefix {
+  /** Code points of the prefix (0 when the call has none). */
+  chars: number;
+  /** True when `chars` was estimated from the provider's token count. */
+  estimated: boolean;
+  /** Whether the prefix holds the call's native response schema (same canonical JSON). */
+  containsSchema: boolean;
+}
+
+/** The prefix of a call without one. */
+export const noCachedPrefix: CachedPrefix = { chars: 0, estimated: false, containsSchema: false };
+
 /** What the measurement needs besides the call itself. */
 export interface MeasureContext {
   check: PromptSize["check"];
   policy: PolicyVersion;
-  /** Characters of the cached prefix the call refers to (0 when none). */
-  cachePrefixChars: number;
-  cachePrefixEstimated?: boolean;
+  cachedPrefix: CachedPrefix;
 }
 
 /**
@@ -48,9 +59,10 @@ export function measure(call: LogicalCall, context: MeasureContext): PromptSize 
   const schemaDeduplicated =
     preflight &&
     call.responseSchema !== undefined &&
-    call.system.some((text) => containsJsonValue(text, call.responseSchema));
+    (context.cachedPrefix.containsSchema || call.system.some((text) => containsJsonValue(text, call.responseSchema)));
   const schemaChars = schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema);
-  const totalChars = systemChars + messageChars + toolChars + schemaChars + context.cachePrefixChars;
+  const prefixChars = context.cachedPrefix.chars;
+  const totalChars = systemChars + messageChars + toolChars + schemaChars + prefixChars;
   const reserveChars = preflight ? window.reserve_chars : 0;
   const size: PromptSize = {
     check: context.check,
@@ -58,7 +70,7 @@ export function measure(call: LogicalCall, context: MeasureContext): PromptSize 
     message_chars: messageChars,
     tool_chars: toolChars,
     schema_chars: schemaChars,
-    cache_prefix_chars: context.cachePrefixChars,
+    cache_prefix_chars: prefixChars,
     media_parts: call.mediaParts,
     schema_deduplicated: schemaDeduplicated,
     total_chars: totalChars,
@@ -69,6 +81,6 @@ export function measure(call: LogicalCall, context: MeasureContext): PromptSize 
     over_target: totalChars > window.target_chars,
     policy: context.policy.ref,
   };
-  if (context.cachePrefixEstimated) size.cache_prefix_estimated = true;
+  if (context.cachedPrefix.estimated) size.cache_prefix_estimated = true;
   return size;
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseCountTokens } from "../../src/surfaces/gemini/parse-count-tokens.js";
-import { measure } from "../../src/window/prompt-size.js";
+import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy } from "../window/fixtures.js";
 import { expectInvalidRequest } from "./gateway-error-of.js";
 
-const preflight = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 } as const;
+const preflight = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
 const contents = [
   { role: "user", parts: [{ text: "Hello" }, { inlineData: { mimeType: "image/png", data: "AA==" } }] },
 ];

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parseGenerateContent } from "../../src/surfaces/gemini/parse-generate-content.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
-import { measure } from "../../src/window/prompt-size.js";
+import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
 import { expectInvalidRequest, fromJsonText } from "./gateway-error-of.js";
 
-const preflight = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 } as const;
+const preflight = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
 const schema = { type: "object", properties: { answer: { type: "string" } } };
 
 function parse(body: JsonObject) {

@@ -2,11 +2,11 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { describe, expect, it } from "vitest";
 import { parseChatCompletion } from "../../src/surfaces/openai/parse-chat-completion.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
-import { measure } from "../../src/window/prompt-size.js";
+import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
 import { expectInvalidRequest, fromJsonText, wire } from "./gateway-error-of.js";
 
-const preflight = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 } as const;
+const preflight = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
 
 function chat(body: ChatCompletionCreateParamsNonStreaming) {
   return parseChatCompletion(wire(body));

@@ -2,11 +2,11 @@ import type { ResponseCreateParamsNonStreaming } from "openai/resources/response
 import { describe, expect, it } from "vitest";
 import { parseResponseCreate } from "../../src/surfaces/openai/parse-response-create.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
-import { measure } from "../../src/window/prompt-size.js";
+import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
 import { expectInvalidRequest, fromJsonText, wire } from "./gateway-error-of.js";
 
-const preflight = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 } as const;
+const preflight = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
 
 function responses(body: ResponseCreateParamsNonStreaming) {
   return parseResponseCreate(wire(body));
@@ -336,7 +336,7 @@ describe("measuring a Responses body", () => {
     '{"type":"function","name":"lookup","strict":false,"parameters":{"type":"object","properties":{"id":{"type":"integer"}}}}';
   const compactSchema = '{"type":"object","properties":{"antwort":{"type":"string","description":"Ärger"}}}';
   const call = parseResponseCreate(fromJsonText(bodyText));
-  const size = measure(call, { ...preflight, cachePrefixChars: 300 });
+  const size = measure(call, { ...preflight, cachedPrefix: { ...noCachedPrefix, chars: 300 } });
 
   it("counts instructions and developer messages as system_chars", () => {
     expect(size.system_chars).toBe(9 + 9);
@@ -368,12 +368,16 @@ describe("measuring a Responses body", () => {
 
   it("does not count the model, temperature, top_p, max_output_tokens or store", () => {
     const { model: _m, temperature: _t, top_p: _p, max_output_tokens: _x, store: _s, ...bare } = fromJsonText(bodyText);
-    expect(measure(parseResponseCreate(bare), { ...preflight, cachePrefixChars: 300 })).toEqual(size);
+    expect(
+      measure(parseResponseCreate(bare), { ...preflight, cachedPrefix: { ...noCachedPrefix, chars: 300 } }),
+    ).toEqual(size);
   });
 
   it("measures the same body written compactly exactly alike", () => {
     const compactBody = fromJsonText(JSON.stringify(JSON.parse(bodyText)));
-    expect(measure(parseResponseCreate(compactBody), { ...preflight, cachePrefixChars: 300 })).toEqual(size);
+    expect(
+      measure(parseResponseCreate(compactBody), { ...preflight, cachedPrefix: { ...noCachedPrefix, chars: 300 } }),
+    ).toEqual(size);
   });
 
   it("counts the characters that JSON escapes in an input string stand for", () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
 import { enforceWindow, withinWindow } from "../../src/window/check.js";
-import { type MeasureContext, measure, type PromptSize } from "../../src/window/prompt-size.js";
+import { type MeasureContext, measure, noCachedPrefix, type PromptSize } from "../../src/window/prompt-size.js";
 import { gatewayErrorOf } from "../surfaces/gateway-error-of.js";
 import { boundedPolicy, boundedRef, logicalCall, policyVersion } from "./fixtures.js";
 
-const preflight: MeasureContext = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 };
-const provider: MeasureContext = { check: "provider", policy: boundedPolicy, cachePrefixChars: 0 };
+const preflight: MeasureContext = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix };
+const provider: MeasureContext = { check: "provider", policy: boundedPolicy, cachedPrefix: noCachedPrefix };
 
 /** The size of a call whose only content is one message of `chars` code points. */
 function sizeOf(chars: number, context: MeasureContext, unit = "x"): PromptSize {
@@ -63,7 +63,10 @@ describe("enforceWindow on the preflight check", () => {
   });
 
   it("counts the cached prefix against the window", () => {
-    const size = measure(logicalCall({ messages: ["x"] }), { ...preflight, cachePrefixChars: 18500 });
+    const size = measure(logicalCall({ messages: ["x"] }), {
+      ...preflight,
+      cachedPrefix: { ...noCachedPrefix, chars: 18500 },
+    });
     expect(() => enforceWindow(size, boundedPolicy)).toThrow(GatewayError);
   });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { measure } from "../../src/window/prompt-size.js";
+import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef, logicalCall, policyVersion } from "./fixtures.js";
 
-const preflight = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 } as const;
-const provider = { check: "provider", policy: boundedPolicy, cachePrefixChars: 0 } as const;
+const preflight = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
+const provider = { check: "provider", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
 
 describe("measure", () => {
   it("reports the check it was asked for", () => {
@@ -78,7 +78,10 @@ describe("measure", () => {
   });
 
   it("reports the cached prefix characters of the context and adds them to the total", () => {
-    const size = measure(logicalCall({ messages: ["Hi"] }), { ...preflight, cachePrefixChars: 3000 });
+    const size = measure(logicalCall({ messages: ["Hi"] }), {
+      ...preflight,
+      cachedPrefix: { ...noCachedPrefix, chars: 3000 },
+    });
     expect(size.cache_prefix_chars).toBe(3000);
     expect(size.total_chars).toBe(3002);
   });
@@ -86,7 +89,7 @@ describe("measure", () => {
   it("adds system, message, tool, schema and cached prefix characters into total_chars", () => {
     const size = measure(
       logicalCall({ system: ["abc"], messages: ["defg"], tools: [{}], responseSchema: { a: 1 }, mediaParts: 2 }),
-      { ...provider, cachePrefixChars: 10 },
+      { ...provider, cachedPrefix: { ...noCachedPrefix, chars: 10 } },
     );
     expect(size.total_chars).toBe(3 + 4 + 2 + 7 + 10);
   });
@@ -144,17 +147,24 @@ describe("measure", () => {
 
   it("uses the window of the policy it is given", () => {
     const policy = policyVersion({ target_chars: 5, limit_chars: 8, reserve_chars: 2 });
-    const size = measure(logicalCall({ messages: ["abcdef"] }), { check: "preflight", policy, cachePrefixChars: 0 });
+    const size = measure(logicalCall({ messages: ["abcdef"] }), {
+      check: "preflight",
+      policy,
+      cachedPrefix: noCachedPrefix,
+    });
     expect(size).toMatchObject({ target_chars: 5, limit_chars: 8, reserve_chars: 2, conservative_total_chars: 8 });
     expect(size.over_target).toBe(true);
   });
 
   it("reports cache_prefix_estimated only when the cached prefix was estimated", () => {
     expect(measure(logicalCall(), preflight)).not.toHaveProperty("cache_prefix_estimated");
-    expect(measure(logicalCall(), { ...preflight, cachePrefixEstimated: false })).not.toHaveProperty(
-      "cache_prefix_estimated",
-    );
-    expect(measure(logicalCall(), { ...preflight, cachePrefixEstimated: true }).cache_prefix_estimated).toBe(true);
+    expect(
+      measure(logicalCall(), { ...preflight, cachedPrefix: { ...noCachedPrefix, estimated: false } }),
+    ).not.toHaveProperty("cache_prefix_estimated");
+    expect(
+      measure(logicalCall(), { ...preflight, cachedPrefix: { ...noCachedPrefix, estimated: true } })
+        .cache_prefix_estimated,
+    ).toBe(true);
   });
 
   it("does not change the call it measures", () => {

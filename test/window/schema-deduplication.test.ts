@@ -5,7 +5,7 @@ import { parseMessages } from "../../src/surfaces/anthropic/parse-messages.js";
 import { parseGenerateContent } from "../../src/surfaces/gemini/parse-generate-content.js";
 import { parseChatCompletion } from "../../src/surfaces/openai/parse-chat-completion.js";
 import { parseResponseCreate } from "../../src/surfaces/openai/parse-response-create.js";
-import { measure } from "../../src/window/prompt-size.js";
+import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, logicalCall } from "./fixtures.js";
 
 const schema = {
@@ -25,8 +25,8 @@ const reorderedPrettySchema = `{
   "type": "object"
 }`;
 
-const preflight = { check: "preflight", policy: boundedPolicy, cachePrefixChars: 0 } as const;
-const provider = { check: "provider", policy: boundedPolicy, cachePrefixChars: 0 } as const;
+const preflight = { check: "preflight", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
+const provider = { check: "provider", policy: boundedPolicy, cachedPrefix: noCachedPrefix } as const;
 
 describe("canonicalJson", () => {
   it("writes JSON without whitespace", () => {

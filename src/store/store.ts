@@ -1,0 +1,57 @@
+import type { PolicyVersion } from "../policy/policy.js";
+import type { CallRecord } from "../record/call-record.js";
+
+/** What the gateway remembers of a Gemini cached content it created: its size, never its text. */
+export interface CachedPrefixRecord {
+  /** The provider's name, e.g. `cachedContents/abc123`. */
+  name: string;
+  /** Code points of the cached system instruction, contents and tools, measured at creation. */
+  chars: number;
+  /** Canonical-JSON SHA-256 of every JSON object embedded in the cached text, for schema de-duplication. */
+  schemaHashes: string[];
+  /** Expiry as epoch milliseconds; an expired record is never returned. */
+  expiresAt: number;
+}
+
+/** The stored history size behind a Responses id: everything a follow-up turn carries implicitly. */
+export interface ResponseHistoryRecord {
+  id: string;
+  /** Cumulative code points: prior history, this turn's input, and its output. */
+  chars: number;
+  expiresAt: number;
+}
+
+/**
+ * The gateway's durable state. Small and asynchronous, so that SQLite on Node and Workers
+ * bindings on the edge can both implement it. Every method is safe under concurrent calls.
+ */
+export interface Store {
+  /** Persists a policy version; storing a known version again changes nothing. */
+  savePolicyVersion(version: PolicyVersion): Promise<void>;
+  /** Every persisted policy version, oldest first. */
+  listPolicyVersions(): Promise<PolicyVersion[]>;
+  /**
+   * Freezes `sha256` as the version of policy `name` for a case unless one is frozen already,
+   * atomically; returns the frozen sha256 (the existing one, or the one just stored).
+   */
+  freezeCasePolicy(caseId: string, name: string, sha256: string): Promise<string>;
+
+  putCachedPrefix(record: CachedPrefixRecord): Promise<void>;
+  /** The record, or undefined when unknown or expired at `now` (epoch ms). */
+  getCachedPrefix(name: string, now: number): Promise<CachedPrefixRecord | undefined>;
+  /** Changes the expiry of a known record; unknown names are ignored. */
+  updateCachedPrefixExpiry(name: string, expiresAt: number): Promise<void>;
+  deleteCachedPrefix(name: string): Promise<void>;
+
+  putResponseHistory(record: ResponseHistoryRecord): Promise<void>;
+  /** The record, or undefined when unknown or expired at `now` (epoch ms). */
+  getResponseHistory(id: string, now: number): Promise<ResponseHistoryRecord | undefined>;
+
+  /** Appends a call record; records are never changed afterwards. */
+  appendCall(record: CallRecord): Promise<void>;
+  getCall(ref: string): Promise<CallRecord | undefined>;
+  /** The records of one case, oldest first, at most `limit`. */
+  listCallsOfCase(caseId: string, limit: number): Promise<CallRecord[]>;
+
+  close(): Promise<void>;
+}
