@@ -11,6 +11,17 @@ export interface CachedPrefixReference {
   id: string;
 }
 
+/**
+ * How many leading entries of `tools`, `system` and `messages` a cache breakpoint in the
+ * request itself marks as its cached prefix (e.g. Anthropic `cache_control`): they are
+ * reported as `cache_prefix_chars` instead of in their own category, never twice.
+ */
+export interface InlinePrefix {
+  tools: number;
+  system: number;
+  messages: number;
+}
+
 /** The logical input of one call, as the model sees it, independent of the wire format. */
 export interface LogicalCall {
   /** The requested model, when the wire body or URL names one. */
@@ -29,6 +40,8 @@ export interface LogicalCall {
   mediaParts: number;
   /** A cached prefix the request refers to without carrying it. */
   cachedPrefix: CachedPrefixReference | undefined;
+  /** The part of the request a breakpoint marks as cached, if any. */
+  inlinePrefix: InlinePrefix | undefined;
 }
 
 /** An empty logical call, the starting point of every surface parser. */
@@ -42,5 +55,6 @@ export function emptyCall(): LogicalCall {
     responseSchema: undefined,
     mediaParts: 0,
     cachedPrefix: undefined,
+    inlinePrefix: undefined,
   };
 }

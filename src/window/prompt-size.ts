@@ -52,22 +52,32 @@ export interface MeasureContext {
 export function measure(call: LogicalCall, context: MeasureContext): PromptSize {
   const window = context.policy.policy.window;
   const preflight = context.check === "preflight";
+  const inline = call.inlinePrefix ?? { tools: 0, system: 0, messages: 0 };
   const systemChars = codePointsOf(call.system);
   const messageChars = codePointsOf(call.messages);
   let toolChars = 0;
-  for (const tool of call.tools) toolChars += compactJsonCodePoints(tool);
+  let inlineChars = 0;
+  call.tools.forEach((tool, index) => {
+    const chars = compactJsonCodePoints(tool);
+    if (index < inline.tools) inlineChars += chars;
+    else toolChars += chars;
+  });
+  const inlineSystemChars = codePointsOf(call.system.slice(0, inline.system));
+  const inlineMessageChars = codePointsOf(call.messages.slice(0, inline.messages));
+  inlineChars += inlineSystemChars + inlineMessageChars;
   const schemaDeduplicated =
     preflight &&
     call.responseSchema !== undefined &&
     (context.cachedPrefix.containsSchema || call.system.some((text) => containsJsonValue(text, call.responseSchema)));
   const schemaChars = schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema);
-  const prefixChars = context.cachedPrefix.chars;
-  const totalChars = systemChars + messageChars + toolChars + schemaChars + prefixChars;
+  const prefixChars = context.cachedPrefix.chars + inlineChars;
+  const totalChars =
+    systemChars - inlineSystemChars + (messageChars - inlineMessageChars) + toolChars + schemaChars + prefixChars;
   const reserveChars = preflight ? window.reserve_chars : 0;
   const size: PromptSize = {
     check: context.check,
-    system_chars: systemChars,
-    message_chars: messageChars,
+    system_chars: systemChars - inlineSystemChars,
+    message_chars: messageChars - inlineMessageChars,
     tool_chars: toolChars,
     schema_chars: schemaChars,
     cache_prefix_chars: prefixChars,

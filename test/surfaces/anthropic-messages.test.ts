@@ -362,7 +362,7 @@ describe("measuring a Messages body", () => {
     "top_k": 5,
     "stop_sequences": ["END"],
     "metadata": { "user_id": "u-1" },
-    "system": [{ "type": "text", "text": "Rules: be exact.", "cache_control": { "type": "ephemeral" } }],
+    "system": [{ "type": "text", "text": "Rules: be exact." }],
     "messages": [
       { "role": "user", "content": [
         { "type": "text", "text": "Line1\nLine2 \u00fc" },
@@ -439,5 +439,60 @@ describe("measuring a Messages body", () => {
       fromJsonText(String.raw`{"messages":[{"role":"user","content":"\u00e9\r\n\ud83d\ude00\ud83d"}]}`),
     );
     expect(measure(call, preflight).message_chars).toBe(5);
+  });
+});
+
+describe("measuring Anthropic cache breakpoints", () => {
+  const tool = { name: "lookup", input_schema: { type: "object" }, cache_control: { type: "ephemeral" } };
+  const toolChars = JSON.stringify(tool).length;
+
+  it("reports the tools and system up to a system breakpoint as cache_prefix_chars, counted once", () => {
+    const call = parseMessages({
+      system: [
+        { type: "text", text: "Cached rules.", cache_control: { type: "ephemeral" } },
+        { type: "text", text: "Fresh." },
+      ],
+      tools: [{ name: "lookup", input_schema: { type: "object" } }],
+      messages: [{ role: "user", content: "Hello" }],
+    });
+    const size = measure(call, preflight);
+    const tools = JSON.stringify({ name: "lookup", input_schema: { type: "object" } }).length;
+    expect(size).toMatchObject({ cache_prefix_chars: 13 + tools, system_chars: 6, tool_chars: 0, message_chars: 5 });
+    expect(size.total_chars).toBe(13 + tools + 6 + 5);
+  });
+
+  it("reports everything up to the last marked message block as the cached prefix", () => {
+    const call = parseMessages({
+      system: "Rules.",
+      tools: [tool],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Context.", cache_control: { type: "ephemeral" } }] },
+        { role: "assistant", content: "Ok." },
+        { role: "user", content: "Question?" },
+      ],
+    });
+    const size = measure(call, preflight);
+    expect(size).toMatchObject({ cache_prefix_chars: toolChars + 6 + 8, system_chars: 0, message_chars: 3 + 9 });
+    expect(size.total_chars).toBe(toolChars + 6 + 8 + 3 + 9);
+  });
+
+  it("reports only the tools up to a tool breakpoint as the cached prefix", () => {
+    const call = parseMessages({ system: "Rules.", tools: [tool], messages: [{ role: "user", content: "Hi" }] });
+    expect(measure(call, preflight)).toMatchObject({ cache_prefix_chars: toolChars, tool_chars: 0, system_chars: 6 });
+  });
+
+  it("treats a top-level cache_control as a breakpoint on the last block", () => {
+    const call = parseMessages({
+      cache_control: { type: "ephemeral" },
+      system: "Rules.",
+      messages: [{ role: "user", content: "Hi there" }],
+    });
+    expect(measure(call, preflight)).toMatchObject({ cache_prefix_chars: 6 + 8, system_chars: 0, message_chars: 0 });
+  });
+
+  it("reports no cached prefix without a breakpoint", () => {
+    const call = parseMessages({ system: "Rules.", messages: [{ role: "user", content: "Hi" }] });
+    expect(call.inlinePrefix).toBeUndefined();
+    expect(measure(call, preflight).cache_prefix_chars).toBe(0);
   });
 });

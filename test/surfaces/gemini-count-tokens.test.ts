@@ -32,7 +32,6 @@ describe("parseCountTokens", () => {
           systemInstruction: { parts: [{ text: "Be exact." }] },
           tools: [{ functionDeclarations: [{ name: "lookup" }] }],
           generationConfig: { responseJsonSchema: schema },
-          cachedContent: "cachedContents/abc",
         },
       },
       "gemini-2.5-flash",
@@ -41,8 +40,12 @@ describe("parseCountTokens", () => {
     expect(call.messages).toEqual(["Hello"]);
     expect(call.tools).toEqual([{ functionDeclarations: [{ name: "lookup" }] }]);
     expect(call.responseSchema).toEqual(schema);
-    expect(call.cachedPrefix).toEqual({ kind: "cached-content", id: "cachedContents/abc" });
     expect(call.stream).toBe(false);
+  });
+
+  it("reads the cachedContent of a generateContentRequest as its cached prefix", () => {
+    const call = parseCountTokens({ generateContentRequest: { contents, cachedContent: "cachedContents/abc" } }, "m");
+    expect(call.cachedPrefix).toEqual({ kind: "cached-content", id: "cachedContents/abc" });
   });
 
   it("reads a generate_content_request in snake_case like a generateContentRequest", () => {

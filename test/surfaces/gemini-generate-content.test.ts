@@ -395,3 +395,14 @@ describe("measuring a generateContent body", () => {
     expect(measure(call, preflight).message_chars).toBe(5);
   });
 });
+
+describe("parseGenerateContent with a cached content", () => {
+  for (const member of ["systemInstruction", "system_instruction", "tools", "toolConfig"]) {
+    it(`refuses ${member} beside cachedContent as INVALID_REQUEST before any provider call`, () => {
+      const body = { contents: [], cachedContent: "cachedContents/x", [member]: member.startsWith("tool") ? [] : "s" };
+      expect(() => parseGenerateContent(body, "m", false)).toThrowError(
+        expect.objectContaining({ code: "INVALID_REQUEST", status: 400 }),
+      );
+    });
+  }
+});

@@ -14,7 +14,7 @@ import { undiciTransport } from "./undici-transport.js";
 type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Reads every `*.toml` of the policy folder. */
-async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
+export async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
   const names = (await readdir(directory)).filter((name) => name.endsWith(".toml")).sort();
   return Promise.all(
     names.map(async (name) => ({ path: join(directory, name), text: await readFile(join(directory, name), "utf8") })),
@@ -22,7 +22,7 @@ async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
 }
 
 /** Reads every `*.json` of the schema folder as a named schema (file name without `.json`). */
-async function readNamedSchemas(directory: string): Promise<Map<string, unknown>> {
+export async function readNamedSchemas(directory: string): Promise<Map<string, unknown>> {
   const schemas = new Map<string, unknown>();
   for (const name of (await readdir(directory)).filter((file) => file.endsWith(".json")).sort()) {
     const path = join(directory, name);

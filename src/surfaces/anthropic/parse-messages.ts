@@ -1,9 +1,10 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
-import { emptyCall, type LogicalCall } from "../../logical-call.js";
+import { emptyCall, type InlinePrefix, type LogicalCall } from "../../logical-call.js";
 import {
   asArray,
   asObject,
   asString,
+  isObject,
   type JsonObject,
   optionalArray,
   optionalFlag,
@@ -20,16 +21,33 @@ export function parseMessages(body: JsonObject): LogicalCall {
   const call = emptyCall();
   call.model = optionalString(body.model, "model");
   call.stream = optionalFlag(body.stream, "stream");
+  // Cache breakpoints: the entries up to the last block marked `cache_control`, per section.
+  const breakpoints = { tools: 0, system: 0, messages: 0 };
   if (typeof body.system === "string") call.system.push(body.system);
-  else readBlocks(call, optionalArray(body.system, "system") ?? [], "system", call.system);
+  else {
+    readBlocks(call, optionalArray(body.system, "system") ?? [], "system", call.system, () => {
+      breakpoints.system = call.system.length;
+    });
+  }
   asArray(body.messages, "messages").forEach((value, index) => {
     const path = `messages[${index}]`;
     const message = asObject(value, path);
     asString(message.role, `${path}.role`);
     if (typeof message.content === "string") call.messages.push(message.content);
-    else readBlocks(call, asArray(message.content, `${path}.content`), `${path}.content`, call.messages);
+    else {
+      readBlocks(call, asArray(message.content, `${path}.content`), `${path}.content`, call.messages, () => {
+        breakpoints.messages = call.messages.length;
+      });
+    }
   });
   call.tools.push(...(optionalArray(body.tools, "tools") ?? []));
+  call.tools.forEach((tool, index) => {
+    if (isObject(tool) && tool.cache_control !== undefined && tool.cache_control !== null)
+      breakpoints.tools = index + 1;
+  });
+  // A top-level cache_control puts the breakpoint on the last cacheable block.
+  if (body.cache_control !== undefined && body.cache_control !== null) breakpoints.messages = call.messages.length;
+  call.inlinePrefix = inlinePrefixOf(call, breakpoints);
   const configFormat = optionalObject(
     optionalObject(body.output_config, "output_config")?.format,
     "output_config.format",
@@ -43,10 +61,27 @@ export function parseMessages(body: JsonObject): LogicalCall {
   return call;
 }
 
-function readBlocks(call: LogicalCall, blocks: unknown[], path: string, texts: string[]): void {
+/** The cached part of the request: tools, then system, then messages, up to the last breakpoint. */
+function inlinePrefixOf(call: LogicalCall, breakpoints: InlinePrefix): InlinePrefix | undefined {
+  const all = { tools: call.tools.length, system: call.system.length };
+  if (breakpoints.messages > 0) return { ...all, messages: breakpoints.messages };
+  if (breakpoints.system > 0) return { tools: all.tools, system: breakpoints.system, messages: 0 };
+  if (breakpoints.tools > 0) return { tools: breakpoints.tools, system: 0, messages: 0 };
+  return undefined;
+}
+
+function readBlocks(
+  call: LogicalCall,
+  blocks: unknown[],
+  path: string,
+  texts: string[],
+  onBreakpoint?: () => void,
+): void {
   blocks.forEach((value, index) => {
     const blockPath = `${path}[${index}]`;
-    readBlock(call, asObject(value, blockPath), blockPath, texts);
+    const block = asObject(value, blockPath);
+    readBlock(call, block, blockPath, texts);
+    if (onBreakpoint && block.cache_control !== undefined && block.cache_control !== null) onBreakpoint();
   });
 }
 

@@ -33,7 +33,15 @@ export function parseGenerateContent(
   else if (system !== undefined && system !== null) readContent(call, system, `${at}systemInstruction`, call.system);
   call.tools.push(...(optionalArray(body.tools, `${at}tools`) ?? []));
   const cached = optionalString(geminiMember(body, "cachedContent", at), `${at}cachedContent`);
-  if (cached !== undefined) call.cachedPrefix = { kind: "cached-content", id: cached };
+  if (cached !== undefined) {
+    // The provider refuses these beside a cache; refusing first keeps the window's count exact.
+    for (const name of ["systemInstruction", "tools", "toolConfig"]) {
+      if (geminiMember(body, name, at) !== undefined) {
+        throw invalidRequest(`'${at}cachedContent' cannot be combined with '${at}${name}'.`, `${at}${name}`);
+      }
+    }
+    call.cachedPrefix = { kind: "cached-content", id: cached };
+  }
   const config = optionalObject(geminiMember(body, "generationConfig", at), `${at}generationConfig`);
   if (config !== undefined) {
     const configPath = `${at}generationConfig.`;

@@ -1,0 +1,103 @@
+import type { PolicyVersion } from "../policy/policy.js";
+import type { CallRecord } from "../record/call-record.js";
+import type { CachedPrefixRecord, ResponseHistoryRecord, Store } from "./store.js";
+
+/** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */
+export interface MemoryStoreOptions {
+  /** Call records kept. */
+  maxCalls?: number;
+  /** Cached-prefix records kept, and separately response-history records kept. */
+  maxEntries?: number;
+}
+
+/** Adds or replaces a value as the newest entry and drops the oldest past `bound` (a Map iterates oldest first). */
+function setBounded<K, V>(entries: Map<K, V>, key: K, value: V, bound: number): void {
+  entries.delete(key);
+  entries.set(key, value);
+  for (const oldest of entries.keys()) {
+    if (entries.size <= bound) break;
+    entries.delete(oldest);
+  }
+}
+
+/** The entry unless it has expired at `now`; an expired one is deleted on the way. */
+function unexpired<V extends { expiresAt: number }>(entries: Map<string, V>, key: string, now: number): V | undefined {
+  const entry = entries.get(key);
+  if (entry === undefined || entry.expiresAt > now) return entry;
+  entries.delete(key);
+  return undefined;
+}
+
+/**
+ * A Store held in memory, for `PROMPTGATE_DB=memory` and tests. Call records and cache/history entries are
+ * bounded; policy versions and case freezes are small and kept. Values are copied in and out, so that callers
+ * see the same never-changing records a persistent store gives them.
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): Store {
+  const maxCalls = options.maxCalls ?? 10_000;
+  const maxEntries = options.maxEntries ?? 10_000;
+  const policyVersions = new Map<string, PolicyVersion>();
+  // Keyed by [caseId, name] as JSON, so that no separator character can make two pairs collide.
+  const casePolicies = new Map<string, string>();
+  const cachedPrefixes = new Map<string, CachedPrefixRecord>();
+  const responseHistories = new Map<string, ResponseHistoryRecord>();
+  const calls = new Map<string, CallRecord>();
+
+  return {
+    async savePolicyVersion(version) {
+      if (!policyVersions.has(version.sha256)) policyVersions.set(version.sha256, structuredClone(version));
+    },
+    async listPolicyVersions() {
+      return [...policyVersions.values()].map((version) => structuredClone(version));
+    },
+    async freezeCasePolicy(caseId, name, sha256) {
+      const key = JSON.stringify([caseId, name]);
+      const frozen = casePolicies.get(key);
+      if (frozen !== undefined) return frozen;
+      casePolicies.set(key, sha256);
+      return sha256;
+    },
+
+    async putCachedPrefix(record) {
+      setBounded(cachedPrefixes, record.name, { ...record, schemaHashes: [...record.schemaHashes] }, maxEntries);
+    },
+    async getCachedPrefix(name, now) {
+      const record = unexpired(cachedPrefixes, name, now);
+      return record === undefined ? undefined : { ...record, schemaHashes: [...record.schemaHashes] };
+    },
+    async updateCachedPrefixExpiry(name, expiresAt) {
+      const record = cachedPrefixes.get(name);
+      if (record !== undefined) cachedPrefixes.set(name, { ...record, expiresAt });
+    },
+    async deleteCachedPrefix(name) {
+      cachedPrefixes.delete(name);
+    },
+
+    async putResponseHistory(record) {
+      setBounded(responseHistories, record.id, { ...record }, maxEntries);
+    },
+    async getResponseHistory(id, now) {
+      const record = unexpired(responseHistories, id, now);
+      return record === undefined ? undefined : { ...record };
+    },
+
+    async appendCall(record) {
+      if (!calls.has(record.ref)) setBounded(calls, record.ref, structuredClone(record), maxCalls);
+    },
+    async getCall(ref) {
+      const record = calls.get(ref);
+      return record === undefined ? undefined : structuredClone(record);
+    },
+    async listCallsOfCase(caseId, limit) {
+      const count = Math.max(0, Math.trunc(limit));
+      const found: CallRecord[] = [];
+      for (const record of calls.values()) {
+        if (found.length >= count) break;
+        if (record.case === caseId) found.push(structuredClone(record));
+      }
+      return found;
+    },
+
+    async close() {},
+  };
+}
