@@ -1,5 +1,6 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import { parseJsonObject } from "../http/read-body.js";
+import { canonicalJson } from "../json/canonical-json.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { compiledValidator } from "../schema/compile-validator.js";
@@ -58,7 +59,7 @@ export function prepareCall(
   const { bytes: clientBytes, body: clientBody, call } = parsed;
   const output = endpoint.structuredOutput;
   const native = call.responseSchema !== undefined;
-  const fullSchema = output === undefined ? undefined : (namedSchema ?? output.fullSchema(call, clientBody));
+  const fullSchema = output === undefined ? undefined : fullSchemaOf(output.fullSchema(call, clientBody), namedSchema);
   // A named schema the client does not send natively is transported, so it counts from the start.
   const preflightCall = native || fullSchema === undefined ? call : { ...call, responseSchema: fullSchema };
   const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix });
@@ -80,6 +81,23 @@ export function prepareCall(
     fullSchema,
     omitted: transported?.omitted ?? [],
   };
+}
+
+/**
+ * The full schema of a call: the named one, the native one, or both when they are the same.
+ * Two different schemas would validate the answer against one the model was not asked for.
+ */
+function fullSchemaOf(nativeSchema: unknown, namedSchema: unknown): unknown {
+  if (namedSchema === undefined) return nativeSchema;
+  if (nativeSchema !== undefined && canonicalJson(nativeSchema) !== canonicalJson(namedSchema)) {
+    throw new GatewayError(
+      "INVALID_REQUEST",
+      400,
+      "The x-promptgate-schema header names a schema other than the one the request sends natively.",
+      { param: "x-promptgate-schema" },
+    );
+  }
+  return namedSchema;
 }
 
 /** The named schema of `x-promptgate-schema`, or INVALID_REQUEST when no such schema is known. */

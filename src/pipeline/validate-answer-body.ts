@@ -10,8 +10,9 @@ export interface ValidatedBody {
 }
 
 /**
- * Validates the answer a whole response body carries. Undefined when the body is not JSON or
- * carries no answer text (e.g. only a tool call): there is nothing to validate.
+ * Validates every answer (choice, candidate) a whole response body carries, repairing each
+ * where a rule applies. Undefined when the body is not JSON or carries no answer text (e.g.
+ * only a tool call): there is nothing to validate.
  */
 export function validateAnswerBody(
   bytes: Uint8Array,
@@ -26,9 +27,14 @@ export function validateAnswerBody(
     return undefined;
   }
   if (!isObject(response)) return undefined;
-  const text = output.answerText(response);
-  if (text === undefined) return undefined;
-  const check = checkAnswer(fullSchema, text, policy.policy.repair);
-  const body = check.repair === undefined ? response : output.withAnswerText(response, check.repair.repaired);
-  return { body, check };
+  let body: JsonObject = response;
+  let reported: AnswerCheck | undefined;
+  output.answerTexts(response).forEach((text, index) => {
+    if (text === undefined) return;
+    const check = checkAnswer(fullSchema, text, policy.policy.repair);
+    if (check.repair !== undefined) body = output.withAnswerText(body, index, check.repair.repaired);
+    // The first invalid answer is the one reported; with every answer valid, the first.
+    if (reported === undefined || (reported.validation.valid && !check.validation.valid)) reported = check;
+  });
+  return reported === undefined ? undefined : { body, check: reported };
 }

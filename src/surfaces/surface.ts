@@ -1,5 +1,5 @@
 import type { GatewayError } from "../errors/gateway-error.js";
-import type { LogicalCall } from "../logical-call.js";
+import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { JsonObject } from "./wire-fields.js";
 
@@ -18,28 +18,58 @@ export interface StructuredOutput {
    * client's body unchanged. `native` says whether the client sent the schema natively.
    */
   transport(body: JsonObject, fullSchema: unknown, policy: Policy, native: boolean): TransportedBody | undefined;
-  /** The answer text of a whole response body, or undefined when it carries none. */
-  answerText(response: JsonObject): string | undefined;
-  /** A copy of the response body with its answer text replaced, e.g. by a repaired answer. */
-  withAnswerText(response: JsonObject, text: string): JsonObject;
-  /** The answer text one streamed event adds (its data parsed as JSON). */
+  /** The answer text of each choice or candidate of a whole response body (undefined where one has none). */
+  answerTexts(response: JsonObject): Array<string | undefined>;
+  /** A copy of the response body with the answer text of choice `index` replaced, e.g. by a repaired answer. */
+  withAnswerText(response: JsonObject, index: number, text: string): JsonObject;
+  /** The answer text one streamed event adds to the first choice (its data parsed as JSON). */
   streamedText(event: JsonObject): string | undefined;
   /** Whether a provider's 400 error body says it rejected the response schema. */
   rejectsSchema(errorBody: JsonObject): boolean;
 }
 
-/** A route whose body is a call: measured, and for `generate` enforced; `count` is never rejected. */
+/**
+ * What a successful answer leaves at the provider for later calls to refer to, so that the
+ * gateway can count it when they do: a cached content created, re-dated or deleted, or a
+ * stored response whose history a follow-up turn carries implicitly.
+ */
+export type PrefixEffect =
+  | { kind: "cached-content-created"; name: string; expiresAt: number }
+  | { kind: "cached-content-expiry"; name: string; expiresAt: number }
+  | { kind: "cached-content-deleted"; name: string }
+  | { kind: "response-stored"; id: string; outputChars: number; expiresAt: number };
+
+/** Reads the prefix effect of a successful answer (a whole body, or a stream's final response). */
+export type PrefixEffectReader = (response: JsonObject, path: string, now: number) => PrefixEffect | undefined;
+
+/**
+ * A route whose body is a call. `generate` is measured and checked twice; `cache` (creating
+ * a cached content) is measured and refused only when its content alone exceeds the limit;
+ * `count` is measured and reported, never refused.
+ */
 export interface MeasuredEndpoint {
-  kind: "generate" | "count";
+  kind: "generate" | "count" | "cache";
   /** Parses the wire body into the logical call; `path` is the route path below the surface's mount. */
   parse(body: JsonObject, path: string): LogicalCall;
   /** Structured output of a `generate` route. */
   structuredOutput?: StructuredOutput;
+  prefixEffect?: PrefixEffectReader;
+  /** The complete response a streamed event carries at the end of a stream, if this event does. */
+  finalResponseOf?(event: JsonObject): JsonObject | undefined;
 }
 
 /** A route forwarded as it is, without measuring (e.g. listing models). */
 export interface ProxyEndpoint {
   kind: "proxy";
+  prefixEffect?: PrefixEffectReader;
+}
+
+/** How to ask a provider for the token count of a prefix the gateway did not see created. */
+export interface PrefixTokenCount {
+  /** The route path (below the mount) of a GET that describes the prefix. */
+  path: string;
+  /** The token count in that GET's answer, if it has one. */
+  tokensOf(response: JsonObject): number | undefined;
 }
 
 /** What a route of a surface does with a request. */
@@ -82,4 +112,6 @@ export interface Surface {
   serverCredential(key: string): [name: string, value: string];
   /** The native error shape of this surface. */
   renderError(error: GatewayError, ref: string): RenderedError;
+  /** How to estimate a prefix the gateway has no record of, or undefined when it cannot. */
+  prefixTokenCount?(prefix: CachedPrefixReference, apiPath: string): PrefixTokenCount | undefined;
 }

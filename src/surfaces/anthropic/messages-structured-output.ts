@@ -17,11 +17,11 @@ export const messagesStructuredOutput: StructuredOutput = {
     const format = { type: "json_schema", schema: fullSchema };
     return { body: { ...body, output_config: { ...config, format } }, omitted: [] };
   },
-  answerText(response) {
+  answerTexts(response) {
     const blocks = textBlocks(response);
-    return blocks.length === 0 ? undefined : blocks.map((block) => String(block.text)).join("");
+    return [blocks.length === 0 ? undefined : blocks.map((block) => String(block.text)).join("")];
   },
-  withAnswerText(response, text) {
+  withAnswerText(response, _index, text) {
     const place = textPlacer(text, (block) => block.type === "text");
     return { ...response, content: place(response.content as unknown[]) };
   },

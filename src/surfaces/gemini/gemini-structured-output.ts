@@ -15,20 +15,21 @@ function generationConfigKey(body: JsonObject): string {
     : "generationConfig";
 }
 
-function answerParts(response: JsonObject): unknown[] | undefined {
-  const candidate = Array.isArray(response.candidates) ? response.candidates[0] : undefined;
-  if (!isObject(candidate) || !isObject(candidate.content) || !Array.isArray(candidate.content.parts)) return undefined;
+function partsOf(candidate: unknown): unknown[] {
+  if (!isObject(candidate) || !isObject(candidate.content) || !Array.isArray(candidate.content.parts)) return [];
   return candidate.content.parts;
 }
 
 const isAnswerPart = (part: JsonObject) => typeof part.text === "string" && part.thought !== true;
 
-/** The non-thought text of the first candidate, or undefined when it has none. */
-function candidateText(response: JsonObject): string | undefined {
-  const parts = (answerParts(response) ?? []).filter(
-    (part): part is JsonObject => isObject(part) && isAnswerPart(part),
-  );
+/** The non-thought text of a candidate, or undefined when it has none. */
+function candidateText(candidate: unknown): string | undefined {
+  const parts = partsOf(candidate).filter((part): part is JsonObject => isObject(part) && isAnswerPart(part));
   return parts.length === 0 ? undefined : parts.map((part) => part.text).join("");
+}
+
+function candidatesOf(response: JsonObject): unknown[] {
+  return Array.isArray(response.candidates) ? response.candidates : [];
 }
 
 /**
@@ -57,14 +58,18 @@ export const geminiStructuredOutput: StructuredOutput = {
     if (config.response_mime_type === undefined) config.responseMimeType = "application/json";
     return { body: { ...body, [key]: config }, omitted: projected.omitted };
   },
-  answerText: candidateText,
-  withAnswerText(response, text) {
-    const [candidate, ...rest] = response.candidates as JsonObject[];
-    const content = candidate?.content as JsonObject;
-    const parts = textPlacer(text, isAnswerPart)(answerParts(response) ?? []);
-    return { ...response, candidates: [{ ...candidate, content: { ...content, parts } }, ...rest] };
+  answerTexts: (response) => candidatesOf(response).map(candidateText),
+  withAnswerText(response, index, text) {
+    const candidates = candidatesOf(response).map((candidate, at) => {
+      if (at !== index || !isObject(candidate)) return candidate;
+      const parts = textPlacer(text, isAnswerPart)(partsOf(candidate));
+      return { ...candidate, content: { ...(candidate.content as JsonObject), parts } };
+    });
+    return { ...response, candidates };
   },
-  streamedText: candidateText,
+  streamedText: (event) => candidateText(candidatesOf(event)[0]),
   rejectsSchema: (errorBody) =>
-    /response_?(json_?)?schema|generation_?config|nesting depth|too many states/i.test(errorMessageOf(errorBody)),
+    /response_?(json_?)?schema|schema in generation_?config|nesting depth|too many states/i.test(
+      errorMessageOf(errorBody),
+    ),
 };

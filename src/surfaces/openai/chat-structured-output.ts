@@ -2,12 +2,11 @@ import { errorMessageOf } from "../error-message.js";
 import type { StructuredOutput } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
-function firstMessage(response: JsonObject): JsonObject | undefined {
-  const choice = Array.isArray(response.choices) ? response.choices[0] : undefined;
+function messageOf(choice: unknown): JsonObject | undefined {
   return isObject(choice) && isObject(choice.message) ? choice.message : undefined;
 }
 
-/** Chat Completions: the schema in `response_format.json_schema`, the answer in the first choice's content. */
+/** Chat Completions: the schema in `response_format.json_schema`, an answer in each choice's content. */
 export const chatStructuredOutput: StructuredOutput = {
   fullSchema: (call) => call.responseSchema,
   transport(body, fullSchema, _policy, native) {
@@ -18,15 +17,18 @@ export const chatStructuredOutput: StructuredOutput = {
     };
     return { body: { ...body, response_format: format }, omitted: [] };
   },
-  answerText(response) {
-    const content = firstMessage(response)?.content;
-    return typeof content === "string" ? content : undefined;
+  answerTexts(response) {
+    const choices = Array.isArray(response.choices) ? response.choices : [];
+    return choices.map((choice) => {
+      const content = messageOf(choice)?.content;
+      return typeof content === "string" ? content : undefined;
+    });
   },
-  withAnswerText(response, text) {
-    const choices = response.choices as JsonObject[];
-    const [first, ...rest] = choices;
-    const message = { ...firstMessage(response), content: text };
-    return { ...response, choices: [{ ...first, message }, ...rest] };
+  withAnswerText(response, index, text) {
+    const choices = (response.choices as JsonObject[]).map((choice, at) =>
+      at === index ? { ...choice, message: { ...messageOf(choice), content: text } } : choice,
+    );
+    return { ...response, choices };
   },
   rejectsSchema: (errorBody) => /response_format|json_schema|invalid schema/i.test(errorMessageOf(errorBody)),
   streamedText(event) {

@@ -23,11 +23,11 @@ export const responsesStructuredOutput: StructuredOutput = {
     const format = { type: "json_schema", name: "promptgate_schema", schema: fullSchema, strict: false };
     return { body: { ...body, text: { ...text, format } }, omitted: [] };
   },
-  answerText(response) {
+  answerTexts(response) {
     const parts = outputTextParts(response);
-    return parts.length === 0 ? undefined : parts.map((part) => part.text).join("");
+    return [parts.length === 0 ? undefined : parts.map((part) => part.text).join("")];
   },
-  withAnswerText(response, text) {
+  withAnswerText(response, _index, text) {
     const place = textPlacer(text, (part) => part.type === "output_text");
     const output = (response.output as unknown[]).map((item) => {
       if (!isObject(item) || item.type !== "message" || !Array.isArray(item.content)) return item;
