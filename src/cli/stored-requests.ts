@@ -92,7 +92,16 @@ function readStoredRequest(file: string, index: number, value: unknown): StoredR
         "The surface of this bare body cannot be inferred: it has no `contents`, `input`, `instructions` or `messages`.",
       );
     }
-    return { kind: "request", file, index, ...inferred, inferred: true, body: value, schema: undefined, cachePrefixChars: undefined };
+    return {
+      kind: "request",
+      file,
+      index,
+      ...inferred,
+      inferred: true,
+      body: value,
+      schema: undefined,
+      cachePrefixChars: undefined,
+    };
   }
   const { surface, route, body, schema, cache_prefix_chars: cachePrefixChars } = value;
   if (typeof surface !== "string" || !surfaceNames.has(surface)) {
