@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import type { PolicyRegistry } from "./policy/policy-registry.js";
 import type { CallRecord } from "./record/call-record.js";
+import type { Store } from "./store/store.js";
 
 /** A request to a provider, built by the pipeline. */
 export interface UpstreamRequest {
@@ -32,7 +33,9 @@ export interface Deps {
   transport: Transport;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;
-  /** Appends a call record; must not throw. */
+  /** Durable state: policy versions, case freezes, prefix sizes, call records. */
+  store: Store;
+  /** Appends a call record without waiting for it; must not throw. */
   recordCall: (record: CallRecord) => void;
   /** A fresh `ref_…` id per call; injected so tests can fix it. */
   newRef: () => string;

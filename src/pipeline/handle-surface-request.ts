@@ -4,10 +4,12 @@ import { readCappedBody } from "../http/read-body.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
-import { noCachedPrefix } from "../window/prompt-size.js";
+import type { PromptSize } from "../window/prompt-size.js";
 import { finishAnswer } from "./finish-answer.js";
 import { type Measurements, namedSchema, type PreparedCall, parseCall, prepareCall } from "./prepare-call.js";
-import { relayResponse } from "./relay-response.js";
+import { relayProxied } from "./relay-proxied.js";
+import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
+import { resolvePolicy } from "./resolve-policy.js";
 import { sendUpstream } from "./send-upstream.js";
 import { upstreamRequest } from "./upstream-request.js";
 
@@ -58,14 +60,14 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
         headers: { allow: endpoint.allow },
       });
     }
-    const policy = deps.policies.resolve(input.policyRef ?? deps.config.defaultPolicy);
+    const policy = await resolvePolicy(deps, input.policyRef, record.case);
     record.policy = policy.ref;
     const url = new URL(request.url);
     if (endpoint.kind === "proxy") {
       const response = await sendUpstream(deps, upstreamRequest(surface, upstream, request, url, path, undefined));
       record.decision = "sent";
       record.upstream_status = response.status;
-      return await relayResponse(response, false, headers);
+      return await relayProxied(deps, endpoint, path, response, headers);
     }
     const answer = await sendCall(deps, input, endpoint, policy, record, headers, url);
     recordLater = answer.recordLater;
@@ -75,7 +77,9 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       ? caught
       : new GatewayError("internal", 500, "The gateway failed to handle this request.");
     record.error = error.code;
-    if (error.code === "INVESTIGATION_PROMPT_LIMIT") record.decision = "rejected";
+    if (error.code === "INVESTIGATION_PROMPT_LIMIT" || error.code === "CACHE_PREFIX_UNKNOWN") {
+      record.decision = "rejected";
+    }
     const rendered = surface.renderError(error, ref);
     return new Response(JSON.stringify(rendered.body), {
       status: rendered.status,
@@ -102,7 +106,8 @@ async function sendCall(
   let prepared: PreparedCall;
   try {
     const parsed = parseCall(endpoint, clientBytes, path);
-    prepared = prepareCall(endpoint, parsed, path, policy, schema, noCachedPrefix, measurements);
+    const prefix = await resolveCachedPrefix(deps, parsed.call, policy, { surface, request, url, path });
+    prepared = prepareCall(endpoint, parsed, path, policy, schema, prefix, measurements);
   } finally {
     record.preflight = measurements.preflight;
     record.provider_check = measurements.provider;
@@ -114,5 +119,6 @@ async function sendCall(
   const response = await sendUpstream(deps, upstreamRequest(surface, upstream, request, url, path, prepared.body));
   record.decision = endpoint.kind === "count" ? "measured" : "sent";
   record.upstream_status = response.status;
-  return finishAnswer({ deps, endpoint, policy, prepared, response, record, headers });
+  const size = (measurements.provider ?? measurements.preflight) as PromptSize;
+  return finishAnswer({ deps, endpoint, policy, prepared, size, path, response, record, headers });
 }

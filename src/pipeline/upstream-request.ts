@@ -14,6 +14,7 @@ export function upstreamRequest(
   url: URL,
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
+  method = request.method,
 ): UpstreamRequest {
   const headers: Record<string, string> = {};
   for (const name of surface.forwardedHeaders) {
@@ -27,11 +28,18 @@ export function upstreamRequest(
   if (body !== undefined) headers["content-type"] = "application/json";
   const accept = request.headers.get("accept");
   if (accept !== null) headers.accept = accept;
+  // A gateway-made GET keeps only the query's credential (Gemini's `key`), nothing of the client's call.
+  const search = method === request.method ? url.search : credentialQuery(url);
   return {
-    url: `${upstream.baseUrl}${path}${url.search}`,
-    method: request.method,
+    url: `${upstream.baseUrl}${path}${search}`,
+    method,
     headers,
     body,
     signal: request.signal,
   };
+}
+
+function credentialQuery(url: URL): string {
+  const key = url.searchParams.get("key");
+  return key === null ? "" : `?${new URLSearchParams({ key })}`;
 }

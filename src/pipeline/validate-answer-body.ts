@@ -1,7 +1,7 @@
 import type { PolicyVersion } from "../policy/policy.js";
 import { type AnswerCheck, checkAnswer } from "../schema/check-answer.js";
 import type { StructuredOutput } from "../surfaces/surface.js";
-import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
+import type { JsonObject } from "../surfaces/wire-fields.js";
 
 /** A whole response body after validation: the body to send (repaired if a repair applied) and the check. */
 export interface ValidatedBody {
@@ -15,18 +15,11 @@ export interface ValidatedBody {
  * only a tool call): there is nothing to validate.
  */
 export function validateAnswerBody(
-  bytes: Uint8Array,
+  response: JsonObject,
   output: StructuredOutput,
   fullSchema: unknown,
   policy: PolicyVersion,
 ): ValidatedBody | undefined {
-  let response: unknown;
-  try {
-    response = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-  if (!isObject(response)) return undefined;
   let body: JsonObject = response;
   let reported: AnswerCheck | undefined;
   output.answerTexts(response).forEach((text, index) => {

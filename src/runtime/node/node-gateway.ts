@@ -7,8 +7,10 @@ import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
-import { memoryCallLog } from "../../store/memory-call-log.js";
+import { memoryStore } from "../../store/memory-store.js";
+import type { Store } from "../../store/store.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
+import { sqliteStore } from "./sqlite-store.js";
 import { undiciTransport } from "./undici-transport.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -35,6 +37,16 @@ export async function readNamedSchemas(directory: string): Promise<Map<string, u
   return schemas;
 }
 
+/** The store `PROMPTGATE_DB` names: `memory`, or a SQLite file (a newer database stops start-up cleanly). */
+function openStore(db: string): Store {
+  if (db === "memory") return memoryStore();
+  try {
+    return sqliteStore(db);
+  } catch (error) {
+    throw new ConfigError(error instanceof Error ? error.message : `The database ${db} cannot be opened.`);
+  }
+}
+
 /** The gateway's dependencies on Node: configuration and policies from disk, undici, the simulated provider. */
 export async function createNodeDeps(environment: Environment): Promise<Deps> {
   const config = readConfig(environment);
@@ -47,13 +59,19 @@ export async function createNodeDeps(environment: Environment): Promise<Deps> {
   }
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
-  const calls = memoryCallLog();
+  const store = openStore(config.db);
+  // Every version served is kept; versions kept before come back pinnable and for frozen cases.
+  for (const version of policies.list()) await store.savePolicyVersion(version);
+  for (const version of await store.listPolicyVersions()) policies.add(version);
   return {
     config,
     policies,
     transport,
     schemas: await readNamedSchemas(config.schemasDir),
-    recordCall: calls.append,
+    store,
+    recordCall: (record) => {
+      store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored."));
+    },
     newRef,
     now: () => new Date(),
   };
@@ -77,11 +95,13 @@ export async function startNodeGateway(environment: Environment): Promise<NodeGa
         resolve({
           url: `http://${deps.config.host}:${info.port}`,
           config: deps.config,
-          close: () =>
-            new Promise<void>((done) => {
+          close: async () => {
+            await new Promise<void>((done) => {
               server.close(() => done());
               if ("closeAllConnections" in server) server.closeAllConnections();
-            }),
+            });
+            await deps.store.close();
+          },
         });
       },
     );

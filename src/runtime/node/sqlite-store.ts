@@ -68,7 +68,11 @@ function migrate(database: Database.Database, path: string): void {
       // Read again under the write lock: another process may have migrated since the first read.
       const current = readUserVersion(database);
       if (current > schemaVersion) throw newerSchemaError(path, current);
-      for (let version = current; version < schemaVersion; version += 1) database.exec(migrations[version] ?? "");
+      for (let version = current; version < schemaVersion; version += 1) {
+        const migration = migrations[version];
+        if (migration === undefined) throw new Error(`No migration from schema version ${version} is known.`);
+        database.exec(migration);
+      }
       database.pragma(`user_version = ${schemaVersion}`);
     })
     .immediate();
@@ -206,7 +210,12 @@ export function sqliteStore(path: string): Store {
         deleteExpiredCachedPrefix.run(name, now);
         return undefined;
       }
-      return { name: row.name, chars: row.chars, schemaHashes: JSON.parse(row.schema_hashes) as string[], expiresAt: row.expires_at };
+      return {
+        name: row.name,
+        chars: row.chars,
+        schemaHashes: JSON.parse(row.schema_hashes) as string[],
+        expiresAt: row.expires_at,
+      };
     },
     async updateCachedPrefixExpiry(name, expiresAt) {
       updateCachedPrefixExpiry.run(expiresAt, name);

@@ -1,0 +1,63 @@
+import type { Deps } from "../deps.js";
+import { embeddedJsonObjects } from "../json/embedded-json.js";
+import { sha256Hex } from "../json/sha256-hex.js";
+import type { LogicalCall } from "../logical-call.js";
+import type { PrefixEffect } from "../surfaces/surface.js";
+import type { PromptSize } from "../window/prompt-size.js";
+
+/** A call as it was measured: what a created prefix is recorded from. */
+export interface MeasuredCall {
+  call: LogicalCall;
+  size: PromptSize;
+}
+
+/** At most this many embedded JSON objects of a cached text are remembered for schema de-duplication. */
+const maxSchemaHashes = 512;
+
+/**
+ * Records what a successful answer left at the provider. A created cached content is kept
+ * with the characters the provider check measured and the hashes of the JSON objects its
+ * text embeds; a stored response with its cumulative history: the prior history, this
+ * turn's input and its output.
+ */
+export async function rememberPrefix(
+  deps: Deps,
+  effect: PrefixEffect,
+  measured: MeasuredCall | undefined,
+): Promise<void> {
+  switch (effect.kind) {
+    case "cached-content-created": {
+      if (measured === undefined) return;
+      const { call, size } = measured;
+      return deps.store.putCachedPrefix({
+        name: effect.name,
+        chars: size.total_chars,
+        schemaHashes: await schemaHashes(call),
+        expiresAt: effect.expiresAt,
+      });
+    }
+    case "cached-content-expiry":
+      return deps.store.updateCachedPrefixExpiry(effect.name, effect.expiresAt);
+    case "cached-content-deleted":
+      return deps.store.deleteCachedPrefix(effect.name);
+    case "response-stored": {
+      if (measured === undefined) return;
+      const { size } = measured;
+      // Instructions are not carried into a follow-up turn; counting them errs on the safe side.
+      return deps.store.putResponseHistory({
+        id: effect.id,
+        chars: size.cache_prefix_chars + size.system_chars + size.message_chars + effect.outputChars,
+        expiresAt: effect.expiresAt,
+      });
+    }
+  }
+}
+
+async function schemaHashes(call: LogicalCall): Promise<string[]> {
+  const canonicals = new Set<string>();
+  for (const text of [...call.system, ...call.messages]) {
+    for (const canonical of embeddedJsonObjects(text, maxSchemaHashes)) canonicals.add(canonical);
+    if (canonicals.size >= maxSchemaHashes) break;
+  }
+  return Promise.all([...canonicals].slice(0, maxSchemaHashes).map(sha256Hex));
+}

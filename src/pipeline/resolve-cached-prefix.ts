@@ -1,0 +1,84 @@
+import type { Deps } from "../deps.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { canonicalJson } from "../json/canonical-json.js";
+import { sha256Hex } from "../json/sha256-hex.js";
+import type { LogicalCall } from "../logical-call.js";
+import type { PolicyVersion } from "../policy/policy.js";
+import type { Surface } from "../surfaces/surface.js";
+import { isObject } from "../surfaces/wire-fields.js";
+import { type CachedPrefix, noCachedPrefix } from "../window/prompt-size.js";
+import { isSuccess } from "./relay-response.js";
+import { sendUpstream } from "./send-upstream.js";
+import { upstreamRequest } from "./upstream-request.js";
+
+/** Where the call came from, for the provider request an estimate needs. */
+export interface PrefixContext {
+  surface: Surface;
+  request: Request;
+  url: URL;
+  path: string;
+}
+
+function unknownPrefix(): GatewayError {
+  return new GatewayError(
+    "CACHE_PREFIX_UNKNOWN",
+    400,
+    "The request refers to a cached prefix or stored response the gateway cannot measure; nothing was sent.",
+  );
+}
+
+/**
+ * The size of the prefix a call refers to: a cached content or a stored response history the
+ * gateway recorded when it was made. An unknown one gets the policy's choice: `reject`, or
+ * `estimate` from the provider's own token count at the policy's characters per token.
+ */
+export async function resolveCachedPrefix(
+  deps: Deps,
+  call: LogicalCall,
+  policy: PolicyVersion,
+  context: PrefixContext,
+): Promise<CachedPrefix> {
+  const reference = call.cachedPrefix;
+  if (reference === undefined) return noCachedPrefix;
+  const now = deps.now().getTime();
+  if (reference.kind === "cached-content") {
+    const record = await deps.store.getCachedPrefix(reference.id, now);
+    if (record !== undefined) {
+      const schemaHash =
+        call.responseSchema === undefined ? undefined : await sha256Hex(canonicalJson(call.responseSchema));
+      return { chars: record.chars, estimated: false, containsSchema: record.schemaHashes.includes(schemaHash ?? "") };
+    }
+  } else if (reference.kind === "previous-response") {
+    const record = await deps.store.getResponseHistory(reference.id, now);
+    if (record !== undefined) return { chars: record.chars, estimated: false, containsSchema: false };
+  }
+  if (policy.policy.cache.unknown_prefix === "reject") throw unknownPrefix();
+  const tokens = await providerTokenCount(deps, context, reference);
+  return { chars: Math.ceil(tokens * policy.policy.cache.chars_per_token), estimated: true, containsSchema: false };
+}
+
+async function providerTokenCount(
+  deps: Deps,
+  context: PrefixContext,
+  reference: NonNullable<LogicalCall["cachedPrefix"]>,
+): Promise<number> {
+  const { surface, request, url, path } = context;
+  const lookup = surface.prefixTokenCount?.(reference, path);
+  if (lookup === undefined) throw unknownPrefix();
+  const upstream = deps.config.upstreams[surface.name];
+  const response = await sendUpstream(
+    deps,
+    upstreamRequest(surface, upstream, request, url, lookup.path, undefined, "GET"),
+  );
+  const bytes = await response.bytes();
+  if (!isSuccess(response.status)) throw unknownPrefix();
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw unknownPrefix();
+  }
+  const tokens = isObject(body) ? lookup.tokensOf(body) : undefined;
+  if (tokens === undefined || !Number.isFinite(tokens) || tokens < 0) throw unknownPrefix();
+  return tokens;
+}

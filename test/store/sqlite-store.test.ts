@@ -1,0 +1,192 @@
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { schemaVersion, sqliteStore } from "../../src/runtime/node/sqlite-store.js";
+import { callRecord, policyVersion, sha } from "./store-contract.js";
+
+const directory = mkdtempSync(join(tmpdir(), "promptgate-sqlite-"));
+let files = 0;
+
+function freshPath(): string {
+  files += 1;
+  return join(directory, `store-${files}.db`);
+}
+
+/** Reads one value with a plain connection of its own, closed again at once. */
+function readPragma(path: string, pragma: string): unknown {
+  const database = new Database(path);
+  try {
+    return database.pragma(pragma, { simple: true });
+  } finally {
+    database.close();
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+afterAll(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+describe("sqliteStore", () => {
+  it("creates the folder of the database file when it does not exist", async () => {
+    const path = join(directory, "nested", "deeper", "promptgate.db");
+    const store = sqliteStore(path);
+    await store.close();
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it("reads back everything written after the store is closed and the file reopened", async () => {
+    const path = freshPath();
+    const version = policyVersion("investigation.bounded", sha("a"));
+    const prefix = { name: "cachedContents/abc", chars: 4_000, schemaHashes: [sha("d")], expiresAt: 10_000 };
+    const history = { id: "resp_1", chars: 9_000, expiresAt: 10_000 };
+    const first = sqliteStore(path);
+    await first.savePolicyVersion(version);
+    await first.freezeCasePolicy("case-1", "investigation.bounded", sha("a"));
+    await first.putCachedPrefix(prefix);
+    await first.putResponseHistory(history);
+    await first.appendCall(callRecord("ref_1", "case-1"));
+    await first.appendCall(callRecord("ref_2", "case-1"));
+    await first.close();
+
+    const reopened = sqliteStore(path);
+    expect(await reopened.listPolicyVersions()).toEqual([version]);
+    expect(await reopened.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).toBe(sha("a"));
+    expect(await reopened.getCachedPrefix(prefix.name, 0)).toEqual(prefix);
+    expect(await reopened.getResponseHistory(history.id, 0)).toEqual(history);
+    expect(await reopened.getCall("ref_1")).toEqual(callRecord("ref_1", "case-1"));
+    expect((await reopened.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual(["ref_1", "ref_2"]);
+    await reopened.close();
+  });
+
+  it("puts the database file in WAL mode", async () => {
+    const path = freshPath();
+    await sqliteStore(path).close();
+    expect(readPragma(path, "journal_mode")).toBe("wal");
+  });
+
+  it("takes the WAL mode of a file already in WAL instead of switching it again", async () => {
+    const path = freshPath();
+    const first = sqliteStore(path);
+    const pragma = vi.spyOn(Database.prototype, "pragma");
+    const second = sqliteStore(path);
+    const sources = pragma.mock.calls.map(([source]) => source.replace(/\s+/g, "").toLowerCase());
+    expect(sources).toContain("journal_mode");
+    expect(sources.filter((source) => source.startsWith("journal_mode="))).toEqual([]);
+    await second.close();
+    await first.close();
+    expect(readPragma(path, "journal_mode")).toBe("wal");
+  });
+
+  it("stores the schema version in user_version", async () => {
+    const path = freshPath();
+    await sqliteStore(path).close();
+    expect(readPragma(path, "user_version")).toBe(schemaVersion);
+  });
+
+  it("does not run the migration again when the stored schema version matches", async () => {
+    const path = freshPath();
+    await sqliteStore(path).close();
+    const handMade = new Database(path);
+    handMade.exec("CREATE TABLE kept_by_hand (id INTEGER PRIMARY KEY); INSERT INTO kept_by_hand (id) VALUES (7);");
+    handMade.close();
+
+    const exec = vi.spyOn(Database.prototype, "exec");
+    const transaction = vi.spyOn(Database.prototype, "transaction");
+    const store = sqliteStore(path);
+    expect(exec).not.toHaveBeenCalled();
+    // The store prepares its freeze transaction once; a migration would add a second one.
+    expect(transaction).toHaveBeenCalledTimes(1);
+    await store.close();
+
+    expect(readPragma(path, "user_version")).toBe(schemaVersion);
+    const reader = new Database(path, { readonly: true });
+    expect(reader.prepare("SELECT id FROM kept_by_hand").all()).toEqual([{ id: 7 }]);
+    reader.close();
+  });
+
+  it("refuses a database from a newer schema version, naming the file and both versions", () => {
+    const path = freshPath();
+    const newer = new Database(path);
+    newer.pragma(`user_version = ${schemaVersion + 1}`);
+    newer.close();
+    let message = "";
+    try {
+      sqliteStore(path);
+    } catch (error) {
+      message = error instanceof Error ? error.message : String(error);
+    }
+    expect(message).toContain(path);
+    expect(message).toContain(`schema version ${schemaVersion + 1}`);
+    expect(message).toContain(`version ${schemaVersion} of this promptgate`);
+    expect(readPragma(path, "user_version")).toBe(schemaVersion + 1);
+    expect(readPragma(path, "journal_mode")).toBe("delete");
+  });
+});
+
+describe("sqliteStore across processes", () => {
+  type Child = ChildProcessByStdio<Writable, Readable, null>;
+  const childScript = fileURLToPath(new URL("./freeze-in-child-process.ts", import.meta.url));
+  const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+  /** Resolves with the child's first stdout line that starts with `prefix`. */
+  function lineOf(child: Child, prefix: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      let buffered = "";
+      const onData = (chunk: Buffer) => {
+        buffered += chunk.toString("utf8");
+        const line = buffered.split("\n").find((candidate) => candidate.startsWith(prefix));
+        if (line === undefined) return;
+        child.stdout.off("data", onData);
+        resolve(line);
+      };
+      child.stdout.on("data", onData);
+      child.once("exit", (code) => reject(new Error(`The child exited with ${code} before printing "${prefix}".`)));
+    });
+  }
+
+  it("freezes exactly one sha256 when eight processes freeze the same case and name at once", async () => {
+    const path = freshPath();
+    const cases = 300;
+    const offered = ["1", "2", "3", "4", "5", "6", "7", "8"].map(sha);
+    const children: Child[] = offered.map((sha256) =>
+      spawn(process.execPath, ["--import", "tsx", childScript, path, sha256, String(cases)], {
+        cwd: projectRoot,
+        stdio: ["pipe", "pipe", "inherit"],
+      }),
+    );
+    await Promise.all(children.map((child) => lineOf(child, "ready")));
+    const results = children.map((child) => lineOf(child, "frozen "));
+    for (const child of children) child.stdin.end("go\n");
+    const frozenByChild = (await Promise.all(results)).map(
+      (line) => JSON.parse(line.slice("frozen ".length)) as string[],
+    );
+
+    // Every child got back the same sha256 for case-1, one of those offered, and agrees on every other case.
+    const caseOne = frozenByChild.map((frozen) => frozen[0]);
+    expect(new Set(caseOne).size).toBe(1);
+    expect(offered).toContain(caseOne[0]);
+    for (const frozen of frozenByChild) expect(frozen).toEqual(frozenByChild[0]);
+
+    const database = new Database(path, { readonly: true });
+    const rows = database
+      .prepare<[string, string], { sha256: string }>("SELECT sha256 FROM case_policies WHERE case_id = ? AND name = ?")
+      .all("case-1", "investigation.bounded");
+    const perCase = database
+      .prepare<[], { cases: number; rows: number }>(
+        "SELECT count(DISTINCT case_id) AS cases, count(*) AS rows FROM case_policies",
+      )
+      .get();
+    database.close();
+    expect(rows).toEqual([{ sha256: caseOne[0] }]);
+    expect(perCase).toEqual({ cases, rows: cases });
+  }, 60_000);
+});

@@ -1,0 +1,318 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Policy, PolicyVersion } from "../../src/policy/policy.js";
+import type { CallRecord } from "../../src/record/call-record.js";
+import type { Store } from "../../src/store/store.js";
+
+// The one behaviour suite every Store implementation passes. It imports no `node:` module, so that it can run
+// unchanged on Workers against a bindings store; the factories live in the runtime-specific test files.
+
+/** A shipped-like policy, with a nested repair rule so that a round trip is checked in depth. */
+function policy(name: string, limitChars = 20_000): Policy {
+  return {
+    name,
+    description: "Bounded investigation answers.",
+    window: { enforce: true, target_chars: 10_000, limit_chars: limitChars, reserve_chars: 1_500 },
+    gemini: { projection: "nested", schema_field: "responseJsonSchema" },
+    validation: { enabled: true, on_invalid: "error" },
+    repair: [
+      {
+        name: "choices-envelope",
+        at: "/result",
+        when: { pointer: "/kind", equals: "investigation" },
+        envelope: "choices",
+        require_key: "findings",
+      },
+    ],
+    cache: { unknown_prefix: "reject", chars_per_token: 4 },
+    upstream_errors: { text: "redacted" },
+  };
+}
+
+export function policyVersion(name: string, sha256: string, limitChars?: number): PolicyVersion {
+  return { policy: policy(name, limitChars), sha256, ref: `${name}@${sha256.slice(0, 12)}`, source: `${name}.toml` };
+}
+
+/** A 64-hex-digit sha256 made from one repeated digit. */
+export function sha(digit: string): string {
+  return digit.repeat(64);
+}
+
+export function callRecord(ref: string, caseId: string | undefined, overrides: Partial<CallRecord> = {}): CallRecord {
+  return {
+    ref,
+    time: "2026-03-01T12:00:00.000Z",
+    policy: "investigation.bounded@aaaaaaaaaaaa",
+    case: caseId,
+    call_label: "extract-findings",
+    surface: "openai.chat.completions",
+    provider: "simulated",
+    model: "gpt-test",
+    route: "/openai/v1/chat/completions",
+    preflight: {
+      check: "preflight",
+      system_chars: 120,
+      message_chars: 4_000,
+      tool_chars: 0,
+      schema_chars: 800,
+      cache_prefix_chars: 0,
+      media_parts: 0,
+      schema_deduplicated: false,
+      total_chars: 4_920,
+      reserve_chars: 1_500,
+      conservative_total_chars: 6_420,
+      target_chars: 10_000,
+      limit_chars: 20_000,
+      over_target: false,
+      policy: "investigation.bounded@aaaaaaaaaaaa",
+    },
+    provider_check: undefined,
+    decision: "sent",
+    upstream_status: 200,
+    validation: {
+      valid: false,
+      errors: [{ validation_path: "/findings/0", validation_keyword: "required", hint: "Add the member `source`." }],
+    },
+    repair: { rule: "choices-envelope", original: '{"choices":[{"findings":[]}]}' },
+    projection_omitted: ["/properties/findings/items/pattern"],
+    error: undefined,
+    ...overrides,
+  };
+}
+
+/** Runs the Store contract against the stores `createStore` makes, one fresh store per test. */
+export function describeStore(name: string, createStore: () => Store | Promise<Store>): void {
+  describe(name, () => {
+    let store: Store;
+
+    beforeEach(async () => {
+      store = await createStore();
+    });
+
+    afterEach(async () => {
+      await store.close();
+    });
+
+    describe("policy versions", () => {
+      it("lists no versions when none was saved", async () => {
+        expect(await store.listPolicyVersions()).toEqual([]);
+      });
+
+      it("returns a saved version with its policy deep-equal", async () => {
+        const version = policyVersion("investigation.bounded", sha("a"));
+        await store.savePolicyVersion(version);
+        expect(await store.listPolicyVersions()).toEqual([version]);
+      });
+
+      it("lists versions oldest first", async () => {
+        const first = policyVersion("investigation.bounded", sha("b"));
+        const second = policyVersion("investigation.bounded", sha("a"), 30_000);
+        const third = policyVersion("default", sha("c"));
+        for (const version of [first, second, third]) await store.savePolicyVersion(version);
+        expect(await store.listPolicyVersions()).toEqual([first, second, third]);
+      });
+
+      it("changes nothing when a known version is saved again", async () => {
+        const first = policyVersion("investigation.bounded", sha("a"));
+        const second = policyVersion("default", sha("b"));
+        await store.savePolicyVersion(first);
+        await store.savePolicyVersion(second);
+        await store.savePolicyVersion({ ...first, source: "moved/investigation.bounded.toml" });
+        expect(await store.listPolicyVersions()).toEqual([first, second]);
+      });
+
+      it("keeps a saved version unchanged when the caller later mutates its object", async () => {
+        const version = policyVersion("investigation.bounded", sha("a"));
+        await store.savePolicyVersion(version);
+        version.policy.window.limit_chars = 1;
+        expect((await store.listPolicyVersions())[0]?.policy.window.limit_chars).toBe(20_000);
+      });
+    });
+
+    describe("case policy freezes", () => {
+      it("freezes the first sha256 offered for a case and policy name and returns it", async () => {
+        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"))).toBe(sha("a"));
+      });
+
+      it("returns the frozen sha256 and ignores a different one offered later", async () => {
+        await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"));
+        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).toBe(sha("a"));
+        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).toBe(sha("a"));
+      });
+
+      it("freezes each policy name of one case on its own", async () => {
+        expect(await store.freezeCasePolicy("case-1", "case.interpretation", sha("a"))).toBe(sha("a"));
+        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).toBe(sha("b"));
+        expect(await store.freezeCasePolicy("case-1", "case.interpretation", sha("c"))).toBe(sha("a"));
+        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).toBe(sha("b"));
+      });
+
+      it("freezes the same policy name separately for different cases", async () => {
+        await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"));
+        expect(await store.freezeCasePolicy("case-2", "investigation.bounded", sha("b"))).toBe(sha("b"));
+      });
+
+      it("does not confuse case and name pairs that concatenate alike", async () => {
+        await store.freezeCasePolicy("case-1:", "x", sha("a"));
+        expect(await store.freezeCasePolicy("case-1", ":x", sha("b"))).toBe(sha("b"));
+      });
+
+      it("freezes exactly one sha256 when many freezes of one case and name run at once", async () => {
+        const offered = ["1", "2", "3", "4", "5", "6", "7", "8", "9"].map(sha);
+        const frozen = await Promise.all(
+          offered.map((sha256) => store.freezeCasePolicy("case-1", "investigation.bounded", sha256)),
+        );
+        expect(new Set(frozen).size).toBe(1);
+        expect(offered).toContain(frozen[0]);
+      });
+    });
+
+    describe("cached prefixes", () => {
+      const prefix = {
+        name: "cachedContents/abc123",
+        chars: 48_000,
+        schemaHashes: [sha("d"), sha("e")],
+        expiresAt: 10_000,
+      };
+
+      it("returns a stored record before its expiry", async () => {
+        await store.putCachedPrefix(prefix);
+        expect(await store.getCachedPrefix(prefix.name, 9_999)).toEqual(prefix);
+      });
+
+      it("returns undefined for an unknown name", async () => {
+        expect(await store.getCachedPrefix("cachedContents/unknown", 0)).toBeUndefined();
+      });
+
+      it("treats a record as absent from its expiry on", async () => {
+        await store.putCachedPrefix(prefix);
+        expect(await store.getCachedPrefix(prefix.name, 10_000)).toBeUndefined();
+      });
+
+      it("deletes an expired record once it was found expired", async () => {
+        await store.putCachedPrefix(prefix);
+        await store.getCachedPrefix(prefix.name, 10_000);
+        expect(await store.getCachedPrefix(prefix.name, 0)).toBeUndefined();
+      });
+
+      it("replaces a record stored again under the same name", async () => {
+        await store.putCachedPrefix(prefix);
+        const replaced = { ...prefix, chars: 1_200, schemaHashes: [], expiresAt: 20_000 };
+        await store.putCachedPrefix(replaced);
+        expect(await store.getCachedPrefix(prefix.name, 15_000)).toEqual(replaced);
+      });
+
+      it("extends the life of a record whose expiry is updated", async () => {
+        await store.putCachedPrefix(prefix);
+        await store.updateCachedPrefixExpiry(prefix.name, 30_000);
+        expect(await store.getCachedPrefix(prefix.name, 20_000)).toEqual({ ...prefix, expiresAt: 30_000 });
+      });
+
+      it("shortens the life of a record whose expiry is brought forward", async () => {
+        await store.putCachedPrefix(prefix);
+        await store.updateCachedPrefixExpiry(prefix.name, 5_000);
+        expect(await store.getCachedPrefix(prefix.name, 6_000)).toBeUndefined();
+      });
+
+      it("ignores an expiry update for an unknown name", async () => {
+        await store.updateCachedPrefixExpiry("cachedContents/unknown", 30_000);
+        expect(await store.getCachedPrefix("cachedContents/unknown", 0)).toBeUndefined();
+      });
+
+      it("forgets a deleted record", async () => {
+        await store.putCachedPrefix(prefix);
+        await store.deleteCachedPrefix(prefix.name);
+        expect(await store.getCachedPrefix(prefix.name, 0)).toBeUndefined();
+      });
+
+      it("ignores the deletion of an unknown name", async () => {
+        await store.putCachedPrefix(prefix);
+        await store.deleteCachedPrefix("cachedContents/unknown");
+        expect(await store.getCachedPrefix(prefix.name, 0)).toEqual(prefix);
+      });
+    });
+
+    describe("response histories", () => {
+      const history = { id: "resp_123", chars: 64_000, expiresAt: 10_000 };
+
+      it("returns a stored record before its expiry", async () => {
+        await store.putResponseHistory(history);
+        expect(await store.getResponseHistory(history.id, 9_999)).toEqual(history);
+      });
+
+      it("returns undefined for an unknown id", async () => {
+        expect(await store.getResponseHistory("resp_unknown", 0)).toBeUndefined();
+      });
+
+      it("treats a record as absent from its expiry on", async () => {
+        await store.putResponseHistory(history);
+        expect(await store.getResponseHistory(history.id, 10_000)).toBeUndefined();
+      });
+
+      it("deletes an expired record once it was found expired", async () => {
+        await store.putResponseHistory(history);
+        await store.getResponseHistory(history.id, 10_000);
+        expect(await store.getResponseHistory(history.id, 0)).toBeUndefined();
+      });
+
+      it("replaces a record stored again under the same id", async () => {
+        await store.putResponseHistory(history);
+        await store.putResponseHistory({ ...history, chars: 70_000, expiresAt: 20_000 });
+        expect(await store.getResponseHistory(history.id, 15_000)).toEqual({
+          ...history,
+          chars: 70_000,
+          expiresAt: 20_000,
+        });
+      });
+    });
+
+    describe("call records", () => {
+      it("returns an appended record by its ref", async () => {
+        const record = callRecord("ref_0000000000000001", "case-1");
+        await store.appendCall(record);
+        expect(await store.getCall(record.ref)).toEqual(record);
+      });
+
+      it("returns undefined for an unknown ref", async () => {
+        expect(await store.getCall("ref_ffffffffffffffff")).toBeUndefined();
+      });
+
+      it("lists the records of one case oldest first, without other cases", async () => {
+        await store.appendCall(callRecord("ref_3", "case-1"));
+        await store.appendCall(callRecord("ref_1", "case-2"));
+        await store.appendCall(callRecord("ref_2", "case-1", { decision: "rejected", error: "PROMPT_TOO_LARGE" }));
+        await store.appendCall(callRecord("ref_4", undefined));
+        await store.appendCall(callRecord("ref_0", "case-1"));
+        const listed = await store.listCallsOfCase("case-1", 10);
+        expect(listed.map((record) => record.ref)).toEqual(["ref_3", "ref_2", "ref_0"]);
+        expect(listed[1]).toEqual(callRecord("ref_2", "case-1", { decision: "rejected", error: "PROMPT_TOO_LARGE" }));
+      });
+
+      it("lists at most `limit` records of a case, the oldest", async () => {
+        for (const ref of ["ref_1", "ref_2", "ref_3"]) await store.appendCall(callRecord(ref, "case-1"));
+        expect((await store.listCallsOfCase("case-1", 2)).map((record) => record.ref)).toEqual(["ref_1", "ref_2"]);
+        expect(await store.listCallsOfCase("case-1", 0)).toEqual([]);
+      });
+
+      it("lists nothing for an unknown case", async () => {
+        await store.appendCall(callRecord("ref_1", "case-1"));
+        expect(await store.listCallsOfCase("case-unknown", 10)).toEqual([]);
+      });
+
+      it("ignores a record appended again under a known ref", async () => {
+        const first = callRecord("ref_1", "case-1");
+        await store.appendCall(first);
+        await store.appendCall(callRecord("ref_2", "case-1"));
+        await store.appendCall(callRecord("ref_1", "case-1", { decision: "failed", upstream_status: 502 }));
+        expect(await store.getCall("ref_1")).toEqual(first);
+        expect((await store.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual(["ref_1", "ref_2"]);
+      });
+
+      it("keeps an appended record unchanged when the caller later mutates its object", async () => {
+        const record = callRecord("ref_1", "case-1");
+        await store.appendCall(record);
+        record.decision = "failed";
+        expect((await store.getCall("ref_1"))?.decision).toBe("sent");
+      });
+    });
+  });
+}
