@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { adminRoutes } from "./admin-routes.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
@@ -22,6 +23,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.get("/promptgate/policies", (c) =>
     c.json({ policies: deps.policies.list().map(describePolicy) }, 200, { "x-promptgate-ref": c.var.ref }),
   );
+
+  app.route("/promptgate/admin", adminRoutes(deps));
 
   for (const surface of surfaces) {
     app.all(`${surface.mount}/*`, (c) =>

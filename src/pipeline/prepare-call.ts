@@ -65,7 +65,8 @@ export function prepareCall(
   const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix });
   measurements.preflight = preflight;
   if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
-  enforceWindow(preflight, policy);
+  // Creating a cached content is refused only when its content alone exceeds the limit.
+  if (endpoint.kind !== "cache") enforceWindow(preflight, policy);
   if (fullSchema !== undefined && policy.policy.validation.enabled) compiledValidator(fullSchema);
   const transported =
     output === undefined || fullSchema === undefined

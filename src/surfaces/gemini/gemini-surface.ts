@@ -1,5 +1,7 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
+import { isObject } from "../wire-fields.js";
+import { matchCachedContents } from "./cached-contents.js";
 import { geminiStructuredOutput } from "./gemini-structured-output.js";
 import { parseCountTokens } from "./parse-count-tokens.js";
 import { parseGenerateContent } from "./parse-generate-content.js";
@@ -38,6 +40,8 @@ export const geminiSurface: Surface = {
   mount: "/gemini",
   match(method, path) {
     if (listRoute.test(path)) return forMethod(method, "GET", { kind: "proxy" });
+    const cacheRoute = matchCachedContents(method, path);
+    if (cacheRoute !== undefined) return cacheRoute;
     const route = modelRoute.exec(path);
     if (route === null) return undefined;
     const operation = route[3];
@@ -51,4 +55,17 @@ export const geminiSurface: Surface = {
     headers.has("x-goog-api-key") || headers.has("authorization") || url.searchParams.has("key"),
   serverCredential: (key) => ["x-goog-api-key", key],
   renderError: renderGeminiError,
+  prefixTokenCount(prefix, apiPath) {
+    if (prefix.kind !== "cached-content") return undefined;
+    const version = /^\/(v1beta|v1|v1alpha)\//.exec(apiPath)?.[1] ?? "v1beta";
+    const name = prefix.id.startsWith("cachedContents/") ? prefix.id : `cachedContents/${prefix.id}`;
+    if (!/^cachedContents\/[A-Za-z0-9_-]+$/.test(name)) return undefined;
+    return {
+      path: `/${version}/${name}`,
+      tokensOf: (resource) => {
+        const usage = resource.usageMetadata;
+        return isObject(usage) && typeof usage.totalTokenCount === "number" ? usage.totalTokenCount : undefined;
+      },
+    };
+  },
 };

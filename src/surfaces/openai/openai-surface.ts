@@ -1,8 +1,10 @@
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
+import { isObject } from "../wire-fields.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
 import { parseChatCompletion } from "./parse-chat-completion.js";
 import { parseResponseCreate } from "./parse-response-create.js";
 import { renderOpenAIError } from "./render-openai-error.js";
+import { completedResponseOf, responseStored } from "./responses-history.js";
 import { responsesStructuredOutput } from "./responses-structured-output.js";
 
 const routes: Record<string, { method: string; endpoint: Endpoint }> = {
@@ -12,7 +14,13 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
   },
   "/responses": {
     method: "POST",
-    endpoint: { kind: "generate", parse: parseResponseCreate, structuredOutput: responsesStructuredOutput },
+    endpoint: {
+      kind: "generate",
+      parse: parseResponseCreate,
+      structuredOutput: responsesStructuredOutput,
+      prefixEffect: responseStored,
+      finalResponseOf: completedResponseOf,
+    },
   },
   "/models": { method: "GET", endpoint: { kind: "proxy" } },
 };
@@ -30,4 +38,14 @@ export const openaiSurface: Surface = {
   hasCredential: (headers) => headers.has("authorization"),
   serverCredential: (key) => ["authorization", `Bearer ${key}`],
   renderError: renderOpenAIError,
+  prefixTokenCount(prefix) {
+    if (prefix.kind !== "previous-response" || !/^[A-Za-z0-9_-]+$/.test(prefix.id)) return undefined;
+    return {
+      path: `/responses/${prefix.id}`,
+      tokensOf: (response) => {
+        const usage = response.usage;
+        return isObject(usage) && typeof usage.total_tokens === "number" ? usage.total_tokens : undefined;
+      },
+    };
+  },
 };
