@@ -55,11 +55,8 @@ describe("the call record behind the admin key", () => {
     const response = await chat("x".repeat(19_000), "case-rejected");
     expect(response.status).toBe(400);
     const [call] = await callsOf("case-rejected");
-    expect(call).toMatchObject({
-      decision: "rejected",
-      error: "INVESTIGATION_PROMPT_LIMIT",
-      upstream_status: undefined,
-    });
+    expect(call).toMatchObject({ decision: "rejected", error: "INVESTIGATION_PROMPT_LIMIT" });
+    expect(call?.upstream_status).toBeUndefined();
     expect(call?.preflight).toMatchObject({ conservative_total_chars: 20_500 });
   });
 
