@@ -4,6 +4,7 @@ import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
+import type { PolicyVersion } from "./policy/policy.js";
 import type { Surface } from "./surfaces/surface.js";
 import { surfaces } from "./surfaces/surfaces.js";
 
@@ -21,7 +22,9 @@ export function createApp(deps: Deps): Hono<Env> {
   app.get("/healthz", (c) => c.json({ status: "ok" }, 200, { "x-promptgate-ref": c.var.ref }));
 
   app.get("/promptgate/policies", (c) =>
-    c.json({ policies: deps.policies.list().map(describePolicy) }, 200, { "x-promptgate-ref": c.var.ref }),
+    c.json({ policies: deps.policies.list().map((version) => describePolicy(deps, version)) }, 200, {
+      "x-promptgate-ref": c.var.ref,
+    }),
   );
 
   app.route("/promptgate/admin", adminRoutes(deps));
@@ -61,6 +64,8 @@ function pathBelowPinnedMount(path: string, surface: Surface): string {
   return path.slice(afterPolicy + surface.mount.length);
 }
 
-function describePolicy(version: ReturnType<Deps["policies"]["list"]>[number]) {
-  return { ref: version.ref, sha256: version.sha256, name: version.policy.name, policy: version.policy };
+/** A policy version as `GET /promptgate/policies` lists it; `current` is what its plain name resolves to. */
+function describePolicy(deps: Deps, version: PolicyVersion) {
+  const current = deps.policies.resolve(version.policy.name) === version;
+  return { ref: version.ref, sha256: version.sha256, name: version.policy.name, current, policy: version.policy };
 }

@@ -71,7 +71,7 @@ describe("loadPolicies with the shipped files", () => {
           require_key: "kind",
         },
       ],
-      cache: { unknown_prefix: "reject", chars_per_token: 4 },
+      cache: { unknown_prefix: "reject", chars_per_token: 5 },
       upstream_errors: { text: "redacted" },
     });
   });
@@ -114,7 +114,7 @@ describe("loadPolicies defaults", () => {
       gemini: { projection: "nested", schema_field: "responseJsonSchema" },
       validation: { enabled: true, on_invalid: "annotate" },
       repair: [],
-      cache: { unknown_prefix: "reject", chars_per_token: 4 },
+      cache: { unknown_prefix: "reject", chars_per_token: 5 },
       upstream_errors: { text: "redacted" },
     });
   });
@@ -157,7 +157,7 @@ describe("loadPolicies identity", () => {
   });
 
   it("stays the same whether a default is written out or omitted", async () => {
-    const explicit = `${minimal}\n[cache]\nunknown_prefix = "reject"\nchars_per_token = 4\n`;
+    const explicit = `${minimal}\n[cache]\nunknown_prefix = "reject"\nchars_per_token = 5\n`;
     expect((await loadText(explicit)).sha256).toBe((await loadText(minimal)).sha256);
   });
 
