@@ -6,6 +6,8 @@ export interface UpstreamConfig {
   baseUrl: string;
   /** Whether this is the embedded simulated provider. */
   simulated: boolean;
+  /** How call records name the provider: `simulated`, or the upstream's origin. */
+  label: string;
   /** A server-held provider key, used when the client sends none. */
   serverKey: string | undefined;
 }
@@ -81,12 +83,12 @@ function readUpstream(
   const serverKey = environment[defaults.keyVariable] || undefined;
   const configured = environment[defaults.variable];
   const simulated = configured === "simulated" || (!configured && serverKey === undefined);
-  if (simulated) return { baseUrl: simulatedBaseUrls[name], simulated: true, serverKey };
+  if (simulated) return { baseUrl: simulatedBaseUrls[name], simulated: true, label: "simulated", serverKey };
   const baseUrl = (configured || defaults.real).replace(/\/+$/, "");
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     throw new ConfigError(`${defaults.variable} must be an http(s) URL or "simulated".`);
   }
-  return { baseUrl, simulated: false, serverKey };
+  return { baseUrl, simulated: false, label: new URL(baseUrl).origin, serverKey };
 }
 
 function readInteger(environment: Environment, variable: string, fallback: number, min: number, max: number): number {

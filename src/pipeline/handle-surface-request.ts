@@ -39,7 +39,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     case: request.headers.get("x-promptgate-case") ?? undefined,
     call_label: request.headers.get("x-promptgate-call") ?? undefined,
     surface: surface.name,
-    provider: upstream.simulated ? "simulated" : new URL(upstream.baseUrl).origin,
+    provider: upstream.label,
     model: undefined,
     route: path,
     preflight: undefined,

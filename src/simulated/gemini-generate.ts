@@ -50,22 +50,31 @@ export function generateRequestProblem(body: JsonObject): RequestProblem | undef
   return undefined;
 }
 
-/** A simulated `generateContent` answer for `model`, whole or as the stream `mode` asks. */
-export function simulateGenerateContent({ body, digest }: JsonBody, model: string, mode: GeminiStreamMode): Response {
+/**
+ * A simulated `generateContent` answer for `model`, whole or as the stream `mode` asks;
+ * `cachedTokens` of a cached content the request names count in its prompt, as Gemini counts them.
+ */
+export function simulateGenerateContent(
+  { body, digest }: JsonBody,
+  model: string,
+  mode: GeminiStreamMode,
+  cachedTokens = 0,
+): Response {
   const text = simulatedAnswer({
     lastUserText: lastUserText(body.contents, "parts", undefined),
     format: answerFormat(body.generationConfig),
     seed: seedFromDigest(digest),
   });
-  const promptTokenCount = estimatePromptTokens(body.systemInstruction, body.contents, body.tools);
+  const promptTokenCount = cachedTokens + estimatePromptTokens(body.systemInstruction, body.contents, body.tools);
+  const cached = cachedTokens > 0 ? { cachedContentTokenCount: cachedTokens } : {};
   const candidatesTokenCount = estimateTokens(text);
   const frame = (part: string, last: boolean): WireGenerateContentResponse => ({
     candidates: [
       { content: { role: "model", parts: [{ text: part }] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) },
     ],
     usageMetadata: last
-      ? { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount }
-      : { promptTokenCount, totalTokenCount: promptTokenCount },
+      ? { promptTokenCount, ...cached, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount }
+      : { promptTokenCount, ...cached, totalTokenCount: promptTokenCount },
     modelVersion: model,
     responseId: `sim${digest.slice(0, 24)}`,
   });

@@ -1,40 +1,39 @@
 import type { CountTokensResponse } from "@google/genai";
 import { Hono } from "hono";
+import { createCachedContents, type SimulatedCachedContents } from "./gemini-cached-contents.js";
+import { geminiError, geminiUnknownRoute } from "./gemini-error.js";
+import { withCamelCaseFields } from "./gemini-field-names.js";
 import { type GeminiStreamMode, generateRequestProblem, simulateGenerateContent } from "./gemini-generate.js";
 import { handleJsonRequest } from "./handle-json-request.js";
 import { isJsonObject, type JsonObject } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";
 import type { RequestProblem } from "./request-problem.js";
+import { type SimulatedClock, systemClock } from "./simulated-clock.js";
 import { estimatePromptTokens } from "./token-estimate.js";
 
 const apiVersions = new Set(["v1beta", "v1"]);
 
-/** The Gemini surface of the simulated provider, to be mounted at `/gemini`. */
-export function createGeminiSimulator(): Hono {
+/**
+ * The Gemini surface of the simulated provider, to be mounted at `/gemini`. Its cached
+ * contents live in memory, per simulator, and expire on `clock`.
+ */
+export function createGeminiSimulator(clock: SimulatedClock = systemClock): Hono {
   const app = new Hono();
+  const caches = createCachedContents(clock);
+  caches.mount(app, (version) => apiVersions.has(version));
   // The model segment holds a colon (`gemini-x:generateContent`), so take it whole and split on the last one.
   app.post("/:version/models/:target{.+}", (c) => {
     const target = c.req.param("target");
     const colon = target.lastIndexOf(":");
-    if (!apiVersions.has(c.req.param("version")) || colon <= 0) return notFound();
+    if (!apiVersions.has(c.req.param("version")) || colon <= 0) return geminiUnknownRoute();
     const model = target.slice(0, colon);
     const method = target.slice(colon + 1);
     const streamMode: GeminiStreamMode = c.req.query("alt") === "sse" ? "sse" : "json-array";
     switch (method) {
       case "generateContent":
-        return handleJsonRequest(c.req.raw, {
-          problemOf: generateRequestProblem,
-          simulate: (input) => simulateGenerateContent(input, model, "none"),
-          reject,
-          normalize: withCamelCaseFields,
-        });
+        return generate(c.req.raw, caches, model, "none");
       case "streamGenerateContent":
-        return handleJsonRequest(c.req.raw, {
-          problemOf: generateRequestProblem,
-          simulate: (input) => simulateGenerateContent(input, model, streamMode),
-          reject,
-          normalize: withCamelCaseFields,
-        });
+        return generate(c.req.raw, caches, model, streamMode);
       case "countTokens":
         return handleJsonRequest(c.req.raw, {
           problemOf: countTokensProblem,
@@ -43,12 +42,30 @@ export function createGeminiSimulator(): Hono {
           normalize: withCamelCaseFields,
         });
       default:
-        return notFound();
+        return geminiUnknownRoute();
     }
   });
-  app.all("*", notFound);
+  app.all("*", geminiUnknownRoute);
   app.onError(() => geminiError(500, "INTERNAL", "The simulated Gemini API failed."));
   return app;
+}
+
+/** A generateContent, answered with the cache it names counted in its usage, or refused as Gemini refuses it. */
+function generate(
+  request: Request,
+  caches: SimulatedCachedContents,
+  model: string,
+  mode: GeminiStreamMode,
+): Promise<Response> {
+  return handleJsonRequest(request, {
+    problemOf: generateRequestProblem,
+    simulate: (input) => {
+      const cache = caches.use(input.body, model);
+      return "refusal" in cache ? cache.refusal : simulateGenerateContent(input, model, mode, cache.tokens);
+    },
+    reject,
+    normalize: withCamelCaseFields,
+  });
 }
 
 /** `countTokens` takes either `contents` or a whole `generateContentRequest`, not both. */
@@ -89,35 +106,4 @@ function reject(problem: RequestProblem): Response {
         `* GenerateContentRequest.${problem.field}: must be ${problem.expected}`,
       );
   }
-}
-
-function notFound(): Response {
-  return geminiError(404, "NOT_FOUND", "Unknown route of the simulated Gemini API.");
-}
-
-/** Gemini's native error body: `{error: {code, message, status}}`. */
-function geminiError(code: number, status: string, message: string): Response {
-  return Response.json({ error: { code, message, status } }, { status: code });
-}
-
-/**
- * Gemini accepts proto field names (`system_instruction`) beside JSON names
- * (`systemInstruction`); the simulator reads JSON names, so the fields it reads are renamed.
- * Schemas inside generationConfig are values, not fields, and keep their keys.
- */
-function withCamelCaseFields(body: JsonObject): JsonObject {
-  const renamed = camelCaseKeys(body);
-  if (isJsonObject(renamed.generationConfig)) renamed.generationConfig = camelCaseKeys(renamed.generationConfig);
-  if (isJsonObject(renamed.generateContentRequest)) {
-    renamed.generateContentRequest = withCamelCaseFields(renamed.generateContentRequest);
-  }
-  return renamed;
-}
-
-function camelCaseKeys(object: JsonObject): JsonObject {
-  const renamed: JsonObject = {};
-  for (const [key, value] of Object.entries(object)) {
-    renamed[key.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase())] = value;
-  }
-  return renamed;
 }

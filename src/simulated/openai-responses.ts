@@ -26,14 +26,27 @@ export function responsesRequestProblem(body: JsonObject): RequestProblem | unde
   return undefined;
 }
 
-/** A simulated Responses answer: a completed `response`, or its event stream when `stream` is set. */
-export function simulateResponse({ body, digest }: JsonBody): Response {
+/** The stored conversation a Responses call continues, and where its own completed response is kept. */
+export interface ResponseHistory {
+  /** The `total_tokens` of the response `previous_response_id` names (0 without one): its input and output. */
+  priorTokens: number;
+  /** Keeps the completed response, unless the request says `store: false`. */
+  remember(response: OpenAIResponse): void;
+}
+
+const noHistory: ResponseHistory = { priorTokens: 0, remember: () => undefined };
+
+/**
+ * A simulated Responses answer: a completed `response`, or its event stream when `stream` is
+ * set. As at OpenAI, the stored history a follow-up turn continues counts in its input tokens.
+ */
+export function simulateResponse({ body, digest }: JsonBody, history: ResponseHistory = noHistory): Response {
   const text = simulatedAnswer({
     lastUserText: lastUserText(body.input, "content", "input_text"),
     format: answerFormat(body.text),
     seed: seedFromDigest(digest),
   });
-  const inputTokens = estimatePromptTokens(body.instructions, body.input, body.tools);
+  const inputTokens = history.priorTokens + estimatePromptTokens(body.instructions, body.input, body.tools);
   const outputTokens = estimateTokens(text);
   const usage: ResponseUsage = {
     input_tokens: inputTokens,
@@ -78,6 +91,7 @@ export function simulateResponse({ body, digest }: JsonBody): Response {
     output_text: text,
     usage,
   };
+  if (body.store !== false) history.remember(completed);
   if (body.stream !== true) return Response.json(completed);
   const events = streamEvents(base, completed, message);
   return sseResponse(events.map((event) => eventFrame(event.type, event)));

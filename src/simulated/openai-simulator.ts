@@ -3,21 +3,36 @@ import type { Model } from "openai/resources/models";
 import { handleJsonRequest } from "./handle-json-request.js";
 import { chatRequestProblem, simulateChatCompletion } from "./openai-chat.js";
 import { responsesRequestProblem, simulateResponse } from "./openai-responses.js";
+import { type StoredResponses, storedResponses } from "./openai-stored-responses.js";
+import type { JsonBody } from "./read-json-body.js";
 import { simulatedCreatedAt } from "./request-digest.js";
 import type { RequestProblem } from "./request-problem.js";
 
 /** The model ids `GET /v1/models` lists; any other requested model is echoed all the same. */
 export const simulatedOpenAIModels = ["promptgate-simulated", "promptgate-simulated-mini", "promptgate-simulated-json"];
 
-/** The OpenAI surface of the simulated provider, to be mounted at `/openai`. */
+/**
+ * The OpenAI surface of the simulated provider, to be mounted at `/openai`. The responses it
+ * stores live in memory, per simulator, for `GET /v1/responses/{id}` and `previous_response_id`.
+ */
 export function createOpenAISimulator(): Hono {
   const app = new Hono();
+  const stored = storedResponses();
   app.post("/v1/chat/completions", (c) =>
     handleJsonRequest(c.req.raw, { problemOf: chatRequestProblem, simulate: simulateChatCompletion, reject }),
   );
   app.post("/v1/responses", (c) =>
-    handleJsonRequest(c.req.raw, { problemOf: responsesRequestProblem, simulate: simulateResponse, reject }),
+    handleJsonRequest(c.req.raw, {
+      problemOf: responsesRequestProblem,
+      simulate: (input) => continueResponse(input, stored),
+      reject,
+    }),
   );
+  app.get("/v1/responses/:id", (c) => {
+    const response = stored.find(c.req.param("id"));
+    if (response !== undefined) return Response.json(response);
+    return openAIError(404, "invalid_request_error", "No response found with this id.", null, null);
+  });
   app.get("/v1/models", () => {
     const data: Model[] = simulatedOpenAIModels.map((id) => ({
       id,
@@ -32,6 +47,23 @@ export function createOpenAISimulator(): Hono {
   );
   app.onError(() => openAIError(500, "server_error", "The simulated OpenAI API failed.", null, null));
   return app;
+}
+
+/** A Responses call on top of the stored response it names, if any; an unknown one is refused as OpenAI refuses it. */
+function continueResponse(input: JsonBody, stored: StoredResponses): Response {
+  const previousId = input.body.previous_response_id;
+  if (typeof previousId !== "string") return simulateResponse(input, { priorTokens: 0, remember: stored.remember });
+  const previous = stored.find(previousId);
+  if (previous === undefined) {
+    return openAIError(
+      400,
+      "invalid_request_error",
+      "The previous response was not found.",
+      "previous_response_id",
+      "previous_response_not_found",
+    );
+  }
+  return simulateResponse(input, { priorTokens: previous.usage?.total_tokens ?? 0, remember: stored.remember });
 }
 
 /** A refused request in OpenAI's native 400 shape. */

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { createAnthropicSimulator } from "./anthropic-simulator.js";
 import { createGeminiSimulator } from "./gemini-simulator.js";
 import { createOpenAISimulator } from "./openai-simulator.js";
+import { type SimulatedClock, systemClock } from "./simulated-clock.js";
 
 /** The origin under which the gateway's transport hands requests to the simulated provider. */
 export const simulatedOrigin = "http://simulated.promptgate.invalid";
@@ -15,18 +16,26 @@ export interface SimulatedProvider {
   fetch(request: Request): Promise<Response>;
 }
 
+/** What a test may set on a simulated provider. */
+export interface SimulatedProviderOptions {
+  /** The clock cached contents are dated and expired by; the wall clock by default. */
+  clock?: SimulatedClock;
+}
+
 /**
  * A deterministic, clearly labelled stand-in for the OpenAI (`/openai/v1`), Gemini
  * (`/gemini`) and Anthropic (`/anthropic`) APIs: echo text, or schema-conforming JSON.
+ * What a provider keeps between calls (Gemini cached contents, stored Responses) lives
+ * in memory, per simulated provider.
  */
-export function createSimulatedProvider(): SimulatedProvider {
+export function createSimulatedProvider(options: SimulatedProviderOptions = {}): SimulatedProvider {
   const app = new Hono();
   app.use(async (c, next) => {
     await next();
     c.res.headers.set(simulatedHeader, "true");
   });
   app.route("/openai", createOpenAISimulator());
-  app.route("/gemini", createGeminiSimulator());
+  app.route("/gemini", createGeminiSimulator(options.clock ?? systemClock));
   app.route("/anthropic", createAnthropicSimulator());
   app.notFound(() =>
     Response.json({ error: { message: "Unknown route of the simulated provider." } }, { status: 404 }),
