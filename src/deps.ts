@@ -1,5 +1,5 @@
 import type { Config } from "./config.js";
-import type { PolicyRegistry } from "./policy/policy-registry.js";
+import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { CallRecord } from "./record/call-record.js";
 import type { Store } from "./store/store.js";
 
@@ -29,7 +29,8 @@ export type Transport = (request: UpstreamRequest) => Promise<UpstreamResponse>;
 /** What a runtime provides to the app. */
 export interface Deps {
   config: Config;
-  policies: PolicyRegistry;
+  /** Policy versions: the files' current ones, and every one kept in the store. */
+  policies: WritablePolicyRegistry;
   transport: Transport;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;

@@ -13,6 +13,9 @@ import { resolvePolicy } from "./resolve-policy.js";
 import { sendUpstream } from "./send-upstream.js";
 import { upstreamRequest } from "./upstream-request.js";
 
+/** Methods whose requests carry no body. */
+const bodyless = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
+
 /** One request on a surface, from the route to the client's response. */
 export interface SurfaceRequest {
   surface: Surface;
@@ -64,7 +67,8 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     record.policy = policy.ref;
     const url = new URL(request.url);
     if (endpoint.kind === "proxy") {
-      const response = await sendUpstream(deps, upstreamRequest(surface, upstream, request, url, path, undefined));
+      const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);
+      const response = await sendUpstream(deps, upstreamRequest(surface, upstream, request, url, path, body));
       record.decision = "sent";
       record.upstream_status = response.status;
       return await relayProxied(deps, endpoint, path, response, headers);

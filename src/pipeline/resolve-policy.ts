@@ -33,5 +33,18 @@ export async function resolvePolicy(
       "This case runs under another version of the policy; the pinned version does not match it.",
     );
   }
-  return deps.policies.resolve(`${name}@${frozen}`);
+  return await frozenVersion(deps, `${name}@${frozen}`);
+}
+
+/**
+ * The version a case is frozen on. Another gateway on the same store may have frozen one
+ * this process has not loaded yet, so an unknown one is looked up in the store once more.
+ */
+async function frozenVersion(deps: Deps, pinned: string): Promise<PolicyVersion> {
+  try {
+    return deps.policies.resolve(pinned);
+  } catch {
+    for (const version of await deps.store.listPolicyVersions()) deps.policies.add(version);
+    return deps.policies.resolve(pinned);
+  }
 }

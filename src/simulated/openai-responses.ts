@@ -26,6 +26,9 @@ export function responsesRequestProblem(body: JsonObject): RequestProblem | unde
   return undefined;
 }
 
+/** A response object as the API sends it, with the `store` flag of its request. */
+type StoredFlag<T> = T & { store: boolean };
+
 /** The stored conversation a Responses call continues, and where its own completed response is kept. */
 export interface ResponseHistory {
   /** The `total_tokens` of the response `previous_response_id` names (0 without one): its input and output. */
@@ -64,7 +67,8 @@ export function simulateResponse({ body, digest }: JsonBody, history: ResponseHi
     status: "completed",
     content: [part],
   };
-  const base: OpenAIResponse = {
+  // The API echoes `store` in every response object, though the SDK's type does not declare it.
+  const base: StoredFlag<OpenAIResponse> = {
     id: `resp_sim${digest.slice(0, 40)}`,
     object: "response",
     created_at: simulatedCreatedAt,
@@ -82,8 +86,9 @@ export function simulateResponse({ body, digest }: JsonBody, history: ResponseHi
     tools: [],
     top_p: null,
     previous_response_id: typeof body.previous_response_id === "string" ? body.previous_response_id : null,
+    store: body.store !== false,
   };
-  const completed: OpenAIResponse = {
+  const completed: StoredFlag<OpenAIResponse> = {
     ...base,
     status: "completed",
     completed_at: simulatedCreatedAt,
