@@ -208,7 +208,9 @@ function issueOf(error: ErrorObject): Issue {
     case "false schema":
       return { instancePath, keyword: "false_schema" };
     default: {
-      const limit = keyword === "contains" ? params.minContains : params.limit;
+      // Ajv names the limit after the keyword for contains and multipleOf, `limit` elsewhere.
+      const limit =
+        keyword === "contains" ? params.minContains : keyword === "multipleOf" ? params.multipleOf : params.limit;
       return typeof limit === "number" ? { instancePath, keyword, limit } : { instancePath, keyword };
     }
   }
