@@ -114,7 +114,14 @@ function sharedAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance 
 
 function createAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance {
   // strict: false lets vendor keywords (x-*, propertyOrdering) and unknown formats pass; logger: false keeps them quiet.
-  const options = { allErrors: true, strict: false, logger: false as const, discriminator };
+  const options = {
+    allErrors: true,
+    strict: false,
+    logger: false as const,
+    discriminator,
+    // 19.99 / 0.01 is not an integer in binary floating point; without a precision, valid prices fail.
+    multipleOfPrecision: 9,
+  };
   const ajv =
     dialect === "draft-07" ? new Ajv(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);
   addFormats.default(ajv);
