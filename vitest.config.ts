@@ -1,8 +1,11 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // test/workers runs inside workerd (vitest.workers.config.ts), test/smoke against wrangler dev
+    // (vitest.smoke.config.ts).
+    exclude: [...configDefaults.exclude, "test/workers/**", "test/smoke/**"],
     testTimeout: 20_000,
   },
 });

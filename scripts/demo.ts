@@ -8,6 +8,7 @@ const gateway = await startNodeGateway({
   ...process.env,
   PORT: "0",
   PROMPTGATE_DB: "memory",
+  PROMPTGATE_LOG: "silent",
   PROMPTGATE_UPSTREAM_OPENAI: "simulated",
   PROMPTGATE_UPSTREAM_GEMINI: "simulated",
   PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",

@@ -8,7 +8,7 @@ export interface UpstreamConfig {
   simulated: boolean;
   /** How call records name the provider: `simulated`, or the upstream's origin. */
   label: string;
-  /** A server-held provider key, used when the client sends none. */
+  /** A server-held provider key: used when the client sends none, and always in gateway-key mode. */
   serverKey: string | undefined;
 }
 
@@ -21,9 +21,19 @@ export interface Config {
   defaultPolicy: string;
   upstreams: Record<Surface["name"], UpstreamConfig>;
   adminKey: string | undefined;
+  /** Gateway keys (`PROMPTGATE_KEYS`): when any is set, clients must present one instead of a provider key. */
+  gatewayKeys: readonly string[];
   db: string;
   maxBodyBytes: number;
+  /** The level of the per-call log line (`PROMPTGATE_LOG`): a pino level name, or `silent`. */
+  logLevel: LogLevel;
 }
+
+/** The log levels `PROMPTGATE_LOG` takes, from the most to the least verbose, and `silent`. */
+export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/** One of `logLevels`. */
+export type LogLevel = (typeof logLevels)[number];
 
 /** A configuration value that cannot be used; names the variable, never its value. */
 export class ConfigError extends Error {
@@ -70,9 +80,29 @@ export function readConfig(environment: Environment): Config {
     defaultPolicy: environment.PROMPTGATE_DEFAULT_POLICY || "default",
     upstreams,
     adminKey: environment.PROMPTGATE_ADMIN_KEY || undefined,
+    gatewayKeys: readGatewayKeys(environment.PROMPTGATE_KEYS),
     db: environment.PROMPTGATE_DB || "./data/promptgate.db",
     maxBodyBytes: readInteger(environment, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
+    logLevel: readLogLevel(environment.PROMPTGATE_LOG),
   };
+}
+
+/** Comma-separated gateway keys; unset or empty means pass-through auth. */
+function readGatewayKeys(text: string | undefined): readonly string[] {
+  if (text === undefined || text.trim() === "") return [];
+  const keys = text
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key !== "");
+  if (keys.length === 0) throw new ConfigError("PROMPTGATE_KEYS must hold at least one non-empty key.");
+  return keys;
+}
+
+function readLogLevel(text: string | undefined): LogLevel {
+  if (text === undefined || text === "") return "info";
+  const level = logLevels.find((candidate) => candidate === text.trim().toLowerCase());
+  if (level === undefined) throw new ConfigError(`PROMPTGATE_LOG must be one of ${logLevels.join(", ")}.`);
+  return level;
 }
 
 function readUpstream(

@@ -1,5 +1,6 @@
 import type { Config } from "./config.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
+import type { CallLogLine } from "./record/call-log-line.js";
 import type { CallRecord } from "./record/call-record.js";
 import type { Store } from "./store/store.js";
 
@@ -38,6 +39,8 @@ export interface Deps {
   store: Store;
   /** Appends a call record without waiting for it; must not throw. */
   recordCall: (record: CallRecord) => void;
+  /** Writes a call's one structured log line (at `logLevelOf(line)`); must not throw. Absent: no log. */
+  log?: (line: CallLogLine) => void;
   /** A fresh `ref_…` id per call; injected so tests can fix it. */
   newRef: () => string;
   /** The current time; injected so tests can fix it. */

@@ -1,4 +1,5 @@
 import type { PromptSize } from "../window/prompt-size.js";
+import { type FailureClass, transientClasses } from "./error-classes.js";
 
 /** The stable codes of contract section 5. */
 export type GatewayErrorCode =
@@ -11,17 +12,17 @@ export type GatewayErrorCode =
   | "RESPONSE_SCHEMA_INVALID"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
-  | "authentication"
-  | "account_selection"
-  | "quota"
-  | "rate_limit"
-  | "model"
-  | "worker"
-  | "timeout"
-  | "upstream"
-  | "internal";
+  | FailureClass;
 
-const retryableCodes: ReadonlySet<GatewayErrorCode> = new Set(["rate_limit", "worker", "timeout", "upstream"]);
+/** What the call record keeps of a failed provider call; never rendered to the client. */
+export interface UpstreamErrorRecord {
+  /** The class the failure was given. */
+  class: string;
+  /** The provider's HTTP status; absent when no answer arrived or the error came inside a stream. */
+  status?: number;
+  /** The provider's error text, or how the call failed, with keys redacted and cut to a bounded length. */
+  text: string;
+}
 
 /** Options that some errors carry besides their code. */
 export interface GatewayErrorDetails {
@@ -31,6 +32,10 @@ export interface GatewayErrorDetails {
   diagnostics?: unknown;
   /** Protocol headers the error response needs, e.g. `allow` on a 405. */
   headers?: Record<string, string>;
+  /** When the client may retry, from the provider's retry information (`retry-after`, Gemini's RetryInfo). */
+  retryAfterMs?: number;
+  /** For the call record only: the provider's failure as it came (keys redacted). */
+  upstreamError?: UpstreamErrorRecord;
 }
 
 /**
@@ -48,7 +53,7 @@ export class GatewayError extends Error {
     readonly details: GatewayErrorDetails = {},
   ) {
     super(message);
-    this.retryable = retryableCodes.has(code);
+    this.retryable = transientClasses.has(code);
   }
 
   static isInstance(value: unknown): value is GatewayError {

@@ -8,9 +8,18 @@ export function promptgateMember(error: GatewayError, ref: string): Record<strin
   return member;
 }
 
-/** Headers of every gateway error: JSON, and `x-should-retry: false` when retrying cannot help. */
+/**
+ * Headers of every gateway error: JSON; `x-should-retry: false` when retrying cannot help, which the
+ * OpenAI and Anthropic SDKs obey over the status; and for a retryable error with the provider's retry
+ * information, `retry-after-ms` and `retry-after`, which both SDKs read before their own backoff.
+ */
 export function errorHeaders(error: GatewayError): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json", ...error.details.headers };
   if (!error.retryable) headers["x-should-retry"] = "false";
+  const retryAfterMs = error.details.retryAfterMs;
+  if (error.retryable && retryAfterMs !== undefined) {
+    headers["retry-after-ms"] = String(Math.round(retryAfterMs));
+    headers["retry-after"] = String(Math.ceil(retryAfterMs / 1000));
+  }
   return headers;
 }

@@ -1,7 +1,8 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: false is the default, spelled out because the Workers runtime's types require the member.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError("PAYLOAD_TOO_LARGE", 413, `The request body exceeds the gateway's limit of ${limit} bytes.`);

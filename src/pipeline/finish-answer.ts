@@ -1,4 +1,5 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
+import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
@@ -6,10 +7,12 @@ import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
 import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
-import { observeStream } from "./observe-stream.js";
+import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";
 import type { PreparedCall } from "./prepare-call.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
+import { relayStream, type StreamFailures } from "./relay-stream.js";
 import { rememberPrefix } from "./remember-prefix.js";
+import type { UpstreamCall } from "./upstream-call.js";
 import { validateAnswerBody } from "./validate-answer-body.js";
 
 /** Everything the last step of a call needs. */
@@ -25,6 +28,11 @@ export interface FinishInput {
   response: UpstreamResponse;
   record: CallRecord;
   headers: Record<string, string>;
+  /** The provider call, for classifying its failures. */
+  call: UpstreamCall;
+  ref: string;
+  /** Records and logs the call; a stream calls it at its end. */
+  settle: () => void;
 }
 
 /** The client's response; `recordLater` when a stream records the call itself at its end. */
@@ -44,20 +52,23 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   const { endpoint, prepared, response, headers } = input;
   const output = endpoint.structuredOutput;
   const schema = prepared.fullSchema;
-  if (response.status === 400 && output !== undefined && schema !== undefined) {
-    return await relaySchemaRejection(input, output);
+  if (isFailure(response.status)) {
+    if (response.status === 400 && output !== undefined && schema !== undefined) {
+      return await relaySchemaRejection(input, output);
+    }
+    return { response: await answerFailure(failedCall(input)), recordLater: false };
+  }
+  if (!isSuccess(response.status)) {
+    return { response: await relayResponse(response, headers), recordLater: false };
   }
   const validating = output !== undefined && schema !== undefined && input.policy.policy.validation.enabled;
-  const observing = validating || endpoint.prefixEffect !== undefined;
-  if (!isSuccess(response.status) || !observing) {
-    return { response: await relayResponse(response, prepared.call.stream, headers), recordLater: false };
-  }
   if (prepared.call.stream) return finishStream(input, validating ? output : undefined);
   const bytes = await response.bytes();
   const body = parseObject(bytes);
+  if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
-  if (body !== undefined && validating) sent = validateWholeAnswer(input, output, bytes, body);
-  if (body !== undefined) await remember(input, body);
+  if (validating) sent = validateWholeAnswer(input, output, bytes, body);
+  await remember(input, body);
   return {
     response: new Response(sent, { status: response.status, headers: relayedHeaders(response, headers) }),
     recordLater: false,
@@ -93,29 +104,71 @@ function validateWholeAnswer(
   return repair === undefined ? bytes : JSON.stringify(validated.body);
 }
 
-/** Passes a stream through; at its end, validates the first answer for the record and remembers any prefix. */
+/**
+ * Relays a stream as it arrives; at its end, validates the first answer for the record, remembers
+ * any prefix, and records the call. Its failures end it with the surface's native error event.
+ */
 function finishStream(input: FinishInput, output: StructuredOutput | undefined): FinishedAnswer {
-  const { deps, endpoint, prepared, response, record, headers } = input;
+  const { endpoint, prepared, response, record, headers } = input;
   let answer: string | undefined;
   let finalResponse: JsonObject | undefined;
-  const stream = observeStream(response.stream(), response.headers["content-type"] ?? "", {
-    onEvent(event) {
-      const text = output?.streamedText(event);
-      if (text !== undefined) answer = (answer ?? "") + text;
-      finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
+  const stream = relayStream(
+    response.stream(),
+    response.headers["content-type"] ?? "",
+    {
+      onEvent(event) {
+        const text = output?.streamedText(event);
+        if (text !== undefined) answer = (answer ?? "") + text;
+        finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
+      },
+      onEnd(complete, cancelled) {
+        if (cancelled || input.call.request.signal.aborted) record.decision = "cancelled";
+        if (complete && output !== undefined && answer !== undefined) {
+          record.validation = validateAnswer(prepared.fullSchema, answer);
+        }
+        const remembered = complete && finalResponse !== undefined ? remember(input, finalResponse) : Promise.resolve();
+        void remembered.catch(() => undefined).then(input.settle);
+      },
     },
-    onEnd(complete) {
-      if (complete && output !== undefined && answer !== undefined) {
-        record.validation = validateAnswer(prepared.fullSchema, answer);
-      }
-      const remembered = complete && finalResponse !== undefined ? remember(input, finalResponse) : Promise.resolve();
-      void remembered.catch(() => undefined).then(() => deps.recordCall(record));
-    },
-  });
+    streamFailures(input),
+  );
   return {
     response: new Response(stream, { status: response.status, headers: relayedHeaders(response, headers) }),
     recordLater: true,
   };
+}
+
+/** A stream's failures: an error event of the provider's is classified like an error answer, a break like a lost call. */
+function streamFailures(input: FinishInput): StreamFailures {
+  const { deps, call, record, ref, policy } = input;
+  return {
+    replaceErrorEvent(data) {
+      const error = classifyUpstreamAnswer(
+        { status: undefined, headers: {}, text: data },
+        { recognise: call.surface.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+      );
+      noteFailure(record, error);
+      return policy.policy.upstream_errors.text === "passthrough"
+        ? undefined
+        : call.surface.renderStreamError(error, ref);
+    },
+    breakOff(cause) {
+      const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
+      if (!call.request.signal.aborted) noteFailure(record, error);
+      return call.surface.renderStreamError(error, ref);
+    },
+  };
+}
+
+/** A successful status whose body is not a JSON object: the provider failed to answer. */
+function malformedAnswer(input: FinishInput, length: number): GatewayError {
+  const text = `The provider's answer (${length} bytes) is not a JSON object.`;
+  return upstreamFailure("upstream", input.response.status, text, input.call.secrets);
+}
+
+function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): FailedCall {
+  const { deps, call, policy, response, record, headers } = input;
+  return { deps, call, policy, response, record, headers, ...(bytes === undefined ? {} : { bytes }) };
 }
 
 /** Records the prefix effect of a successful answer, if its route has one. */
@@ -126,23 +179,23 @@ async function remember(input: FinishInput, response: JsonObject): Promise<void>
 
 /**
  * A provider's 400 about the response schema is reported like a local validation failure,
- * in the surface's native shape and without the provider's text; any other 400 is relayed.
+ * in the surface's native shape and without the provider's text; any other 400 is classified
+ * like every failed answer.
  */
 async function relaySchemaRejection(input: FinishInput, output: StructuredOutput): Promise<FinishedAnswer> {
-  const { response, record, headers } = input;
+  const { response, record } = input;
   const bytes = await response.bytes();
   const errorBody = parseObject(bytes);
   if (errorBody !== undefined && output.rejectsSchema(errorBody)) {
     const validation = providerRejection("schema");
     record.validation = validation;
+    const text = new TextDecoder().decode(bytes);
+    record.upstream_error = upstreamFailure("INVALID_REQUEST", 400, text, input.call.secrets).details.upstreamError;
     throw new GatewayError("INVALID_REQUEST", 400, "The provider rejected the response schema.", {
       diagnostics: validation,
     });
   }
-  return {
-    response: new Response(bytes, { status: 400, headers: relayedHeaders(response, headers) }),
-    recordLater: false,
-  };
+  return { response: await answerFailure(failedCall(input, bytes)), recordLater: false };
 }
 
 function parseObject(bytes: Uint8Array): JsonObject | undefined {

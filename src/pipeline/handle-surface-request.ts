@@ -1,17 +1,21 @@
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { readCappedBody } from "../http/read-body.js";
-import type { PolicyVersion } from "../policy/policy.js";
+import { deadlineSecondsOf, type PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
 import type { PromptSize } from "../window/prompt-size.js";
+import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
+import { authorizeCall } from "./authorize-call.js";
+import { completeCall } from "./complete-call.js";
+import { type Deadline, startDeadline } from "./deadline.js";
 import { finishAnswer } from "./finish-answer.js";
 import { type Measurements, namedSchema, type PreparedCall, parseCall, prepareCall } from "./prepare-call.js";
 import { relayProxied } from "./relay-proxied.js";
 import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { resolvePolicy } from "./resolve-policy.js";
 import { sendUpstream } from "./send-upstream.js";
-import { upstreamRequest } from "./upstream-request.js";
+import { openUpstreamCall, type UpstreamCall } from "./upstream-call.js";
 
 /** Methods whose requests carry no body. */
 const bodyless = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
@@ -28,13 +32,13 @@ export interface SurfaceRequest {
 }
 
 /**
- * Runs one call: route, policy, body, measurement, both checks, the provider call, the
- * answer's validation, and the record; every failure becomes the surface's native error.
+ * Runs one call: key, route, policy, body, measurement, both checks, the provider call, the
+ * answer's validation, the record and the log line; every failure becomes the surface's native
+ * error, and a client that went away cancels the provider call.
  */
 export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): Promise<Response> {
   const { surface, request, path, ref } = input;
   const headers: Record<string, string> = { "x-promptgate-ref": ref };
-  const upstream = deps.config.upstreams[surface.name];
   const record: CallRecord = {
     ref,
     time: deps.now().toISOString(),
@@ -42,7 +46,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     case: request.headers.get("x-promptgate-case") ?? undefined,
     call_label: request.headers.get("x-promptgate-call") ?? undefined,
     surface: surface.name,
-    provider: upstream.label,
+    provider: deps.config.upstreams[surface.name].label,
     model: undefined,
     route: path,
     preflight: undefined,
@@ -54,8 +58,15 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     projection_omitted: [],
     error: undefined,
   };
-  let recordLater = false;
+  let deadline: Deadline | undefined;
+  const settle = () => {
+    deadline?.clear();
+    completeCall(deps, record);
+  };
+  let settleLater = false;
   try {
+    const url = new URL(request.url);
+    const credential = await authorizeCall(deps.config, surface, request.headers, url);
     const endpoint = surface.match(request.method, path);
     if (endpoint === undefined) throw new GatewayError("NOT_FOUND", 404, "There is no such route on this surface.");
     if (endpoint.kind === "method-not-allowed") {
@@ -65,22 +76,31 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     }
     const policy = await resolvePolicy(deps, input.policyRef, record.case);
     record.policy = policy.ref;
-    const url = new URL(request.url);
+    deadline = startDeadline(deadlineSecondsOf(policy.policy));
+    const call = openUpstreamCall(deps, { surface, request, url, credential, deadline });
     if (endpoint.kind === "proxy") {
       const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);
-      const response = await sendUpstream(deps, upstreamRequest(surface, upstream, request, url, path, body));
+      const response = await sendUpstream(deps, call, path, body);
       record.decision = "sent";
       record.upstream_status = response.status;
+      if (isFailure(response.status)) {
+        return await answerFailure({ deps, call, policy, response, record, headers });
+      }
       return await relayProxied(deps, endpoint, path, response, headers);
     }
-    const answer = await sendCall(deps, input, endpoint, policy, record, headers, url);
-    recordLater = answer.recordLater;
+    const answer = await sendCall({ deps, input, endpoint, policy, record, headers, call, settle });
+    settleLater = answer.recordLater;
     return answer.response;
   } catch (caught) {
+    if (request.signal.aborted) {
+      // Nobody is left to answer; the record says so instead of blaming the provider.
+      record.decision = "cancelled";
+      return new Response(null, { status: 499, headers });
+    }
     const error = GatewayError.isInstance(caught)
       ? caught
       : new GatewayError("internal", 500, "The gateway failed to handle this request.");
-    record.error = error.code;
+    noteFailure(record, error);
     if (error.code === "INVESTIGATION_PROMPT_LIMIT" || error.code === "CACHE_PREFIX_UNKNOWN") {
       record.decision = "rejected";
     }
@@ -90,27 +110,32 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       headers: { ...rendered.headers, ...headers },
     });
   } finally {
-    if (!recordLater) deps.recordCall(record);
+    if (!settleLater) settle();
   }
 }
 
-async function sendCall(
-  deps: Deps,
-  input: SurfaceRequest,
-  endpoint: MeasuredEndpoint,
-  policy: PolicyVersion,
-  record: CallRecord,
-  headers: Record<string, string>,
-  url: URL,
-): Promise<{ response: Response; recordLater: boolean }> {
-  const { surface, request, path } = input;
+/** What sending a measured call needs. */
+interface MeasuredCall {
+  deps: Deps;
+  input: SurfaceRequest;
+  endpoint: MeasuredEndpoint;
+  policy: PolicyVersion;
+  record: CallRecord;
+  headers: Record<string, string>;
+  call: UpstreamCall;
+  settle: () => void;
+}
+
+async function sendCall(measured: MeasuredCall): Promise<{ response: Response; recordLater: boolean }> {
+  const { deps, input, endpoint, policy, record, headers, call, settle } = measured;
+  const { request, path } = input;
   const clientBytes = await readCappedBody(request, deps.config.maxBodyBytes);
   const schema = namedSchema(deps.schemas, request.headers.get("x-promptgate-schema"));
   const measurements: Measurements = {};
   let prepared: PreparedCall;
   try {
     const parsed = parseCall(endpoint, clientBytes, path);
-    const prefix = await resolveCachedPrefix(deps, parsed.call, policy, { surface, request, url, path });
+    const prefix = await resolveCachedPrefix(deps, parsed.call, policy, { call, path });
     prepared = prepareCall(endpoint, parsed, path, policy, schema, prefix, measurements);
   } finally {
     record.preflight = measurements.preflight;
@@ -119,10 +144,22 @@ async function sendCall(
   }
   record.model = prepared.call.model;
   record.projection_omitted = prepared.omitted;
-  const upstream = deps.config.upstreams[surface.name];
-  const response = await sendUpstream(deps, upstreamRequest(surface, upstream, request, url, path, prepared.body));
+  const response = await sendUpstream(deps, call, path, prepared.body);
   record.decision = endpoint.kind === "count" ? "measured" : "sent";
   record.upstream_status = response.status;
   const size = (measurements.provider ?? measurements.preflight) as PromptSize;
-  return finishAnswer({ deps, endpoint, policy, prepared, size, path, response, record, headers });
+  return finishAnswer({
+    deps,
+    endpoint,
+    policy,
+    prepared,
+    size,
+    path,
+    response,
+    record,
+    headers,
+    call,
+    ref: input.ref,
+    settle,
+  });
 }

@@ -16,7 +16,7 @@ export async function relayProxied(
   headers: Record<string, string>,
 ): Promise<Response> {
   if (endpoint.prefixEffect === undefined || !isSuccess(response.status)) {
-    return relayResponse(response, false, headers);
+    return relayResponse(response, headers);
   }
   const bytes = await response.bytes();
   let body: unknown;

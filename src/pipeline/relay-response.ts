@@ -26,16 +26,12 @@ export function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/**
- * The client's response from the provider's: a successful stream passes through as it
- * arrives, anything else is read whole.
- */
+/** The client's response from the provider's, read whole (a stream goes through `relayStream`). */
 export async function relayResponse(
   upstream: UpstreamResponse,
-  stream: boolean,
   extraHeaders: Record<string, string>,
 ): Promise<Response> {
-  const body = stream && isSuccess(upstream.status) ? upstream.stream() : await upstream.bytes();
+  const body = await upstream.bytes();
   return new Response(upstream.status === 204 || upstream.status === 304 ? null : body, {
     status: upstream.status,
     headers: relayedHeaders(upstream, extraHeaders),

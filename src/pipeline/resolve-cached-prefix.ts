@@ -4,18 +4,16 @@ import { canonicalJson } from "../json/canonical-json.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import type { Surface } from "../surfaces/surface.js";
 import { isObject } from "../surfaces/wire-fields.js";
 import { type CachedPrefix, noCachedPrefix } from "../window/prompt-size.js";
 import { isSuccess } from "./relay-response.js";
 import { sendUpstream } from "./send-upstream.js";
-import { upstreamRequest } from "./upstream-request.js";
+import type { UpstreamCall } from "./upstream-call.js";
 
 /** Where the call came from, for the provider request an estimate needs. */
 export interface PrefixContext {
-  surface: Surface;
-  request: Request;
-  url: URL;
+  call: UpstreamCall;
+  /** The route path below the surface's mount. */
   path: string;
 }
 
@@ -62,14 +60,10 @@ async function providerTokenCount(
   context: PrefixContext,
   reference: NonNullable<LogicalCall["cachedPrefix"]>,
 ): Promise<number> {
-  const { surface, request, url, path } = context;
-  const lookup = surface.prefixTokenCount?.(reference, path);
+  const { call, path } = context;
+  const lookup = call.surface.prefixTokenCount?.(reference, path);
   if (lookup === undefined) throw unknownPrefix();
-  const upstream = deps.config.upstreams[surface.name];
-  const response = await sendUpstream(
-    deps,
-    upstreamRequest(surface, upstream, request, url, lookup.path, undefined, "GET"),
-  );
+  const response = await sendUpstream(deps, call, lookup.path, undefined, "GET");
   const bytes = await response.bytes();
   if (!isSuccess(response.status)) throw unknownPrefix();
   let body: unknown;

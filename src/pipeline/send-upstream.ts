@@ -1,11 +1,36 @@
-import type { Deps, UpstreamRequest, UpstreamResponse } from "../deps.js";
-import { GatewayError } from "../errors/gateway-error.js";
+import type { Deps, UpstreamResponse } from "../deps.js";
+import { classifyTransportFailure } from "../errors/classify.js";
+import type { UpstreamCall } from "./upstream-call.js";
+import { upstreamRequest } from "./upstream-request.js";
 
-/** Sends a request upstream; a failure without an HTTP answer becomes a retryable `upstream` error. */
-export async function sendUpstream(deps: Deps, request: UpstreamRequest): Promise<UpstreamResponse> {
+/**
+ * Sends a request of the call upstream. No answer, or a body that fails while it is read whole,
+ * becomes `timeout` when the call's deadline has passed and `upstream` otherwise. A streamed body's
+ * failures are the stream relay's to answer.
+ */
+export async function sendUpstream(
+  deps: Deps,
+  call: UpstreamCall,
+  path: string,
+  body: Uint8Array<ArrayBuffer> | undefined,
+  method?: string,
+): Promise<UpstreamResponse> {
+  let response: UpstreamResponse;
   try {
-    return await deps.transport(request);
-  } catch {
-    throw new GatewayError("upstream", 502, "The provider could not be reached.");
+    response = await deps.transport(upstreamRequest(call, path, body, method));
+  } catch (cause) {
+    throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
   }
+  return {
+    status: response.status,
+    headers: response.headers,
+    bytes: async () => {
+      try {
+        return await response.bytes();
+      } catch (cause) {
+        throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
+      }
+    },
+    stream: () => response.stream(),
+  };
 }

@@ -1,45 +1,61 @@
-import type { UpstreamConfig } from "../config.js";
 import type { UpstreamRequest } from "../deps.js";
-import type { Surface } from "../surfaces/surface.js";
+import type { UpstreamCall } from "./upstream-call.js";
 
 /**
- * The request to send upstream: the surface's route path and query appended to the
- * upstream base URL, the surface's forwarded headers, and the server-held key when the
- * client brought no credential of its own.
+ * The request to send upstream: the surface's route path and query appended to the upstream
+ * base URL and the surface's forwarded headers. Pass-through sends the client's credential, or
+ * the server-held key when the client brought none; gateway-key mode sends only the server-held
+ * key, never the client's headers or `key` query parameter.
  */
 export function upstreamRequest(
-  surface: Surface,
-  upstream: UpstreamConfig,
-  request: Request,
-  url: URL,
+  call: UpstreamCall,
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
-  method = request.method,
+  method = call.request.method,
 ): UpstreamRequest {
+  const { surface, request, upstream, credential } = call;
   const headers: Record<string, string> = {};
   for (const name of surface.forwardedHeaders) {
+    if (credential.kind === "server" && surface.credentialHeaders.includes(name)) continue;
     const value = request.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  if (upstream.serverKey !== undefined && !surface.hasCredential(request.headers, url)) {
-    const [name, value] = surface.serverCredential(upstream.serverKey);
+  const serverKey = credential.kind === "server" ? credential.key : upstream.serverKey;
+  if (serverKey !== undefined && (credential.kind === "server" || !clientHasCredential(call))) {
+    const [name, value] = surface.serverCredential(serverKey);
     headers[name] = value;
   }
   if (body !== undefined) headers["content-type"] = "application/json";
   const accept = request.headers.get("accept");
   if (accept !== null) headers.accept = accept;
-  // A gateway-made GET keeps only the query's credential (Gemini's `key`), nothing of the client's call.
-  const search = method === request.method ? url.search : credentialQuery(url);
   return {
-    url: `${upstream.baseUrl}${path}${search}`,
+    url: `${upstream.baseUrl}${path}${upstreamSearch(call, method === request.method)}`,
     method,
     headers,
     body,
-    signal: request.signal,
+    signal: call.signal,
   };
 }
 
-function credentialQuery(url: URL): string {
-  const key = url.searchParams.get("key");
-  return key === null ? "" : `?${new URLSearchParams({ key })}`;
+function clientHasCredential({ surface, request, url }: UpstreamCall): boolean {
+  if (surface.credentialHeaders.some((name) => request.headers.has(name))) return true;
+  return surface.credentialQuery !== undefined && url.searchParams.has(surface.credentialQuery);
+}
+
+/**
+ * The query sent upstream. The client's own call keeps its query, less a credential parameter in
+ * gateway-key mode; a gateway-made GET keeps only the client's credential parameter (pass-through).
+ */
+function upstreamSearch({ surface, url, credential }: UpstreamCall, clientsCall: boolean): string {
+  const name = surface.credentialQuery;
+  if (clientsCall) {
+    if (credential.kind === "client" || name === undefined || !url.searchParams.has(name)) return url.search;
+    const query = new URLSearchParams(url.search);
+    query.delete(name);
+    const text = query.toString();
+    return text === "" ? "" : `?${text}`;
+  }
+  if (credential.kind === "server" || name === undefined) return "";
+  const key = url.searchParams.get(name);
+  return key === null ? "" : `?${new URLSearchParams({ [name]: key })}`;
 }

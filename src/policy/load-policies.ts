@@ -1,9 +1,10 @@
 import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 import { parse, TomlError } from "smol-toml";
-import { canonicalJson } from "../json/canonical-json.js";
-import { sha256Hex } from "../json/sha256-hex.js";
-import type { Policy, PolicyVersion } from "./policy.js";
-import { createPolicyRegistry, type WritablePolicyRegistry } from "./policy-registry.js";
+import { identifyPolicies, type ValidatedPolicy } from "./identify-policy.js";
+import type { Policy } from "./policy.js";
+import type { WritablePolicyRegistry } from "./policy-registry.js";
+
+export { identify } from "./identify-policy.js";
 
 /** One policy file as the runtime read it; `path` is used only in messages and `source`. */
 export interface PolicyFile {
@@ -35,11 +36,18 @@ export class PolicyFileError extends Error {
  * identity reflects the effective policy.
  */
 export async function loadPolicies(files: PolicyFile[], policySchema: object): Promise<WritablePolicyRegistry> {
-  // Compiled per load: policies load once at start-up, which is also the only time
-  // Cloudflare Workers allows the code generation Ajv needs.
+  return identifyPolicies(validatePolicyFiles(files, policySchema));
+}
+
+/**
+ * The validation half of `loadPolicies`: parses and validates every policy file, defaults applied; the first
+ * invalid file throws a `PolicyFileError`. Workers run it at build time, as Ajv cannot compile there.
+ */
+export function validatePolicyFiles(files: PolicyFile[], policySchema: object): ValidatedPolicy[] {
+  // Compiled per load: policies load once at start-up.
   const ajv = new Ajv2020({ allErrors: false, useDefaults: true, strict: true, allowUnionTypes: true });
   const validate = ajv.compile<Policy>(policySchema);
-  const versions: PolicyVersion[] = [];
+  const validated: ValidatedPolicy[] = [];
   const fileByName = new Map<string, string>();
 
   for (const file of files) {
@@ -49,15 +57,9 @@ export async function loadPolicies(files: PolicyFile[], policySchema: object): P
     const firstFile = fileByName.get(policy.name);
     if (firstFile !== undefined) throw new PolicyFileError(file.path, "name", `repeats the name of ${firstFile}`);
     fileByName.set(policy.name, file.path);
-    versions.push(await identify(deepFreeze(policy), file.path));
+    validated.push({ policy, source: file.path });
   }
-  return createPolicyRegistry(versions);
-}
-
-/** The version of a validated policy: sha256 of its canonical JSON, and `name@` + 12 hex digits. */
-export async function identify(policy: Policy, source: string): Promise<PolicyVersion> {
-  const sha256 = await sha256Hex(canonicalJson(policy));
-  return { policy, sha256, ref: `${policy.name}@${sha256.slice(0, 12)}`, source };
+  return validated;
 }
 
 function parseToml(file: PolicyFile): unknown {
@@ -160,14 +162,4 @@ function describe(keyword: string, params: Record<string, unknown>): string {
 function listOf(words: string[]): string {
   if (words.length <= 1) return words.join("");
   return `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
-}
-
-// Versions are shared by every request; freezing keeps one request from changing the
-// policy, and with it the meaning of its identity, for the next.
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -30,6 +30,22 @@ export interface Policy {
   upstream_errors: {
     text: "redacted" | "passthrough";
   };
+  /**
+   * The provider call. Optional and without a default object, so that policies that do not set it
+   * keep their identity (and versions stored before it existed still read).
+   */
+  upstream?: {
+    /** Seconds a provider call may take, its streamed answer included, before it ends in `timeout`. */
+    deadline_seconds: number;
+  };
+}
+
+/** The upstream deadline when a policy sets none: seed 004's run deadline. */
+export const defaultDeadlineSeconds = 960;
+
+/** The policy's upstream deadline in seconds. */
+export function deadlineSecondsOf(policy: Policy): number {
+  return policy.upstream?.deadline_seconds ?? defaultDeadlineSeconds;
 }
 
 /** One declared envelope unwrap (contract section 6). */

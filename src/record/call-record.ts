@@ -1,8 +1,9 @@
+import type { UpstreamErrorRecord } from "../errors/gateway-error.js";
 import type { Validation } from "../schema/diagnostics.js";
 import type { PromptSize } from "../window/prompt-size.js";
 
-/** What the gateway decided about a call. */
-export type CallDecision = "sent" | "measured" | "rejected" | "failed";
+/** What the gateway decided about a call; `cancelled` when the client went away before its answer ended. */
+export type CallDecision = "sent" | "measured" | "rejected" | "failed" | "cancelled";
 
 /** One call as the gateway records it, append-only (contract section 7). Never holds prompt text or keys. */
 export interface CallRecord {
@@ -30,4 +31,9 @@ export interface CallRecord {
   projection_omitted: string[];
   /** The error code the client received, if any. */
   error: string | undefined;
+  /**
+   * A provider failure as it came: its class, status and error text with keys redacted. The only
+   * place upstream error text is kept (unless the policy passes it through to the client).
+   */
+  upstream_error?: UpstreamErrorRecord;
 }

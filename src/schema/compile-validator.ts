@@ -1,4 +1,4 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type CodeOptions, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -21,7 +21,15 @@ export interface CompiledValidator {
   readonly dialect: SchemaDialect;
 }
 
-type AjvInstance = Ajv | Ajv2019 | Ajv2020;
+/** An Ajv instance of one of the three dialect classes. */
+export type AjvInstance = Ajv | Ajv2019 | Ajv2020;
+
+/** A validator compiled ahead of time (Ajv standalone code) for a schema known at build time. */
+export interface PrecompiledValidator {
+  /** Canonical JSON of the schema as a request sends or names it (before `prepare`). */
+  readonly key: string;
+  readonly validator: CompiledValidator;
+}
 
 interface CompiledEntry {
   readonly validator: CompiledValidator;
@@ -34,6 +42,15 @@ type CacheEntry = CompiledEntry | { readonly invalid: true };
 
 const invalidSchemaMessage =
   "The response schema cannot be used: it is not a valid JSON Schema or it refers to another document.";
+
+const notPrecompiledMessage =
+  "This deployment validates only the named schemas compiled into it; send one of them, or name it with x-promptgate-schema.";
+
+/** Validators compiled ahead of time, by key; consulted before the cache. */
+const precompiled = new Map<string, CompiledValidator>();
+
+/** False where code generation is forbidden during a request (Cloudflare Workers): only precompiled schemas work. */
+let compileOthers = true;
 
 const cache = new LRUCache<string, CacheEntry>({
   max: 256,
@@ -55,34 +72,73 @@ const sharedInstances = new Map<string, AjvInstance>();
  */
 export function compiledValidator(schema: unknown): CompiledValidator {
   const key = canonicalJson(schema);
+  const ahead = precompiled.get(key);
+  if (ahead !== undefined) return ahead;
+  if (!compileOthers) throw invalidRequest(notPrecompiledMessage, "response_schema");
   let entry = cache.get(key);
   if (entry === undefined) {
-    entry = compileEntry(schema);
+    entry = compileEntry(schema, key);
     cache.set(key, entry);
   }
   if ("invalid" in entry) throw invalidRequest(invalidSchemaMessage, "response_schema");
   return entry.validator;
 }
 
-function compileEntry(schema: unknown): CacheEntry {
-  if (typeof schema !== "boolean" && !isSchemaNode(schema)) return { invalid: true };
-  const dialect = typeof schema === "boolean" ? "2020-12" : dialectOf(schema.$schema);
-  const prepared = typeof schema === "boolean" ? schema : prepare(schema);
-  const text = JSON.stringify(prepared);
-  // A schema with identifiers gets an Ajv of its own: two clients' schemas may share an `$id`.
-  const ownInstance = text.includes('"$id"');
+/**
+ * Makes `compiledValidator` answer these schemas from precompiled code (replacing any set before). With
+ * `compileOthers: false`, every other schema gets a 400 INVALID_REQUEST instead of being compiled.
+ */
+export function usePrecompiledValidators(
+  validators: readonly PrecompiledValidator[],
+  options: { compileOthers: boolean },
+): void {
+  precompiled.clear();
+  for (const { key, validator } of validators) precompiled.set(key, validator);
+  compileOthers = options.compileOthers;
+}
+
+/**
+ * Compiles a schema exactly as `compiledValidator` does, in the Ajv instances `ajvFor` gives; undefined when it
+ * cannot. Build-time code passes instances made with `code.source` to write the validator out as standalone code.
+ */
+export function compileSchema(
+  schema: unknown,
+  ajvFor: (dialect: SchemaDialect, discriminator: boolean) => AjvInstance,
+): { validator: CompiledValidator; ajv: AjvInstance } | undefined {
+  if (typeof schema !== "boolean" && !isSchemaNode(schema)) return undefined;
+  const { dialect, prepared } = preparedSchema(schema);
   // Ajv validates only the alternative a `discriminator` names; an unusable one (e.g. with `mapping`) is ignored.
-  const discriminatorSettings = text.includes('"discriminator"') ? [true, false] : [false];
+  const discriminatorSettings = JSON.stringify(prepared).includes('"discriminator"') ? [true, false] : [false];
   for (const discriminator of discriminatorSettings) {
-    const ajv = ownInstance ? createAjv(dialect, discriminator) : sharedAjv(dialect, discriminator);
+    const ajv = ajvFor(dialect, discriminator);
     try {
       const validate = ajv.compile(prepared);
-      return { validator: { validate, schema: prepared, dialect }, release: () => removeSchema(ajv, prepared) };
+      return { validator: { validate, schema: prepared, dialect }, ajv };
     } catch {
       removeSchema(ajv, prepared);
     }
   }
-  return { invalid: true };
+  return undefined;
+}
+
+/** Pairs a standalone validate function written at build time by `compileSchema` with the schema it came from. */
+export function precompiledValidator(schema: SchemaNode | boolean, validate: ValidateFunction): PrecompiledValidator {
+  const { dialect, prepared } = preparedSchema(schema);
+  return { key: canonicalJson(schema), validator: { validate, schema: prepared, dialect } };
+}
+
+function preparedSchema(schema: SchemaNode | boolean): { dialect: SchemaDialect; prepared: SchemaNode | boolean } {
+  if (typeof schema === "boolean") return { dialect: "2020-12", prepared: schema };
+  return { dialect: dialectOf(schema.$schema), prepared: prepare(schema) };
+}
+
+function compileEntry(schema: unknown, key: string): CacheEntry {
+  // A schema with identifiers gets an Ajv of its own: two clients' schemas may share an `$id`.
+  const ownInstance = key.includes('"$id"');
+  const compiled = compileSchema(schema, ownInstance ? createAjv : sharedAjv);
+  if (compiled === undefined) return { invalid: true };
+  const { validator, ajv } = compiled;
+  return { validator, release: () => removeSchema(ajv, validator.schema as SchemaNode | boolean) };
 }
 
 /**
@@ -112,7 +168,8 @@ function sharedAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance 
   return ajv;
 }
 
-function createAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance {
+/** The Ajv instance `compiledValidator` compiles in; `code` e.g. `{ source: true, esm: true }` for standalone code. */
+export function createAjv(dialect: SchemaDialect, discriminator: boolean, code?: CodeOptions): AjvInstance {
   // strict: false lets vendor keywords (x-*, propertyOrdering) and unknown formats pass; logger: false keeps them quiet.
   const options = {
     allErrors: true,
@@ -121,6 +178,7 @@ function createAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance 
     discriminator,
     // 19.99 / 0.01 is not an integer in binary floating point; without a precision, valid prices fail.
     multipleOfPrecision: 9,
+    ...(code && { code }),
   };
   const ajv =
     dialect === "draft-07" ? new Ajv(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);

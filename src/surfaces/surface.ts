@@ -1,3 +1,4 @@
+import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
@@ -106,12 +107,21 @@ export interface Surface {
   match(method: string, path: string): Endpoint | MethodNotAllowed | undefined;
   /** Request headers forwarded upstream (lowercase), credentials included. */
   forwardedHeaders: readonly string[];
-  /** Whether the client sent its own provider credential. */
-  hasCredential(headers: Headers, url: URL): boolean;
+  /**
+   * The request headers (lowercase) that carry a credential, in the order a key is looked for;
+   * `authorization` carries it as a bearer token.
+   */
+  credentialHeaders: readonly string[];
+  /** The query parameter that may carry a credential (Gemini's `key`), looked at after the headers. */
+  credentialQuery?: string;
   /** The header carrying a server-held provider key. */
   serverCredential(key: string): [name: string, value: string];
+  /** Reads the provider's native error body into a class; the status decides where it says nothing more. */
+  classifyError?: ErrorRecogniser;
   /** The native error shape of this surface. */
   renderError(error: GatewayError, ref: string): RenderedError;
+  /** The native server-sent event that ends a stream with an error instead of breaking it off silently. */
+  renderStreamError(error: GatewayError, ref: string): string;
   /** How to estimate a prefix the gateway has no record of, or undefined when it cannot. */
   prefixTokenCount?(prefix: CachedPrefixReference, apiPath: string): PrefixTokenCount | undefined;
 }

@@ -630,11 +630,9 @@ describe("Gemini's own rejection of the projected schema", () => {
     expect(await lastResponseText()).not.toContain("provider_schema");
   });
 
-  // relaySchemaRejection), so the provider's text reaches the client although every shipped policy
-  // redacts upstream error text (contract section 5). Fix: classify the upstream error once and render
-  // the class's fixed message natively, passing the text through only under upstream_errors.text = "passthrough".
-  // Known gap until upstream errors are classified and redacted in one place (issue 6).
-  it.fails("does not relay the provider's text of a 400 that is not about the schema", async () => {
+  // Any other failed answer goes through the one classifier: a fixed message, never the provider's text
+  // (contract section 5), unless the policy passes upstream error text through.
+  it("does not relay the provider's text of a 400 that is not about the schema", async () => {
     upstreamAnswers(
       { error: { code: 400, status: "INVALID_ARGUMENT", message: "API key not valid. Please pass a valid API key." } },
       400,

@@ -5,24 +5,31 @@ import { type FakeUpstream, startFakeUpstream } from "./fake-upstream.js";
 export interface GatewayUnderTest {
   gateway: NodeGateway;
   upstream: FakeUpstream;
+  /** Every call log line the gateway wrote, as written (JSON text); captured instead of printed. */
+  logs: string[];
   close(): Promise<void>;
 }
 
 /** Starts a fake upstream and a gateway in front of it; `environment` adds or overrides variables. */
 export async function startGatewayUnderTest(environment: Record<string, string> = {}): Promise<GatewayUnderTest> {
   const upstream = await startFakeUpstream();
-  const gateway = await startNodeGateway({
-    PORT: "0",
-    HOST: "127.0.0.1",
-    PROMPTGATE_DB: "memory",
-    PROMPTGATE_UPSTREAM_OPENAI: `${upstream.origin}/openai/v1`,
-    PROMPTGATE_UPSTREAM_GEMINI: `${upstream.origin}/gemini`,
-    PROMPTGATE_UPSTREAM_ANTHROPIC: `${upstream.origin}/anthropic`,
-    ...environment,
-  });
+  const logs: string[] = [];
+  const gateway = await startNodeGateway(
+    {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      PROMPTGATE_DB: "memory",
+      PROMPTGATE_UPSTREAM_OPENAI: `${upstream.origin}/openai/v1`,
+      PROMPTGATE_UPSTREAM_GEMINI: `${upstream.origin}/gemini`,
+      PROMPTGATE_UPSTREAM_ANTHROPIC: `${upstream.origin}/anthropic`,
+      ...environment,
+    },
+    { logDestination: { write: (line) => void logs.push(line) } },
+  );
   return {
     gateway,
     upstream,
+    logs,
     close: async () => {
       await gateway.close();
       await upstream.close();

@@ -14,7 +14,11 @@ Configuration comes from the environment (and a .env file in the working directo
   PROMPTGATE_UPSTREAM_GEMINI     upstream base URL without version, or "simulated"
   PROMPTGATE_UPSTREAM_ANTHROPIC  upstream base URL without /v1, or "simulated"
   OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY   server-held provider keys
+  PROMPTGATE_KEYS                comma-separated gateway keys; clients must present one (unset: pass-through)
+  PROMPTGATE_ADMIN_KEY           bearer key for /promptgate/admin/* (unset: admin routes off)
+  PROMPTGATE_DB                  SQLite file for state, or "memory" (default ./data/promptgate.db)
   PROMPTGATE_MAX_BODY_BYTES      request body cap (default 10485760)
+  PROMPTGATE_LOG                 call log level: trace, debug, info, warn, error, fatal or silent (default info)
 With no upstream and no key for a provider, its calls go to the built-in simulated provider.
 `;
 

@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ServerType, serve } from "@hono/node-server";
+import type { DestinationStream } from "pino";
 import { createApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
@@ -10,6 +11,7 @@ import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simula
 import { memoryStore } from "../../store/memory-store.js";
 import type { Store } from "../../store/store.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
+import { callLogger } from "./call-logger.js";
 import { sqliteStore } from "./sqlite-store.js";
 import { undiciTransport } from "./undici-transport.js";
 
@@ -47,8 +49,17 @@ function openStore(db: string): Store {
   }
 }
 
-/** The gateway's dependencies on Node: configuration and policies from disk, undici, the simulated provider. */
-export async function createNodeDeps(environment: Environment): Promise<Deps> {
+/** What a Node gateway takes besides its environment. */
+export interface NodeGatewayOptions {
+  /** Where the call log lines go instead of stdout (tests capture them). */
+  logDestination?: DestinationStream;
+}
+
+/**
+ * The gateway's dependencies on Node: configuration and policies from disk, undici, the simulated
+ * provider, and the call log at `PROMPTGATE_LOG`'s level.
+ */
+export async function createNodeDeps(environment: Environment, options: NodeGatewayOptions = {}): Promise<Deps> {
   const config = readConfig(environment);
   const policySchema = JSON.parse(await readFile(join(config.schemasDir, "policy.schema.json"), "utf8"));
   const policies = await loadPolicies(await readPolicyFiles(config.policiesDir), policySchema);
@@ -72,6 +83,7 @@ export async function createNodeDeps(environment: Environment): Promise<Deps> {
     recordCall: (record) => {
       store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored."));
     },
+    log: callLogger(config.logLevel, options.logDestination),
     newRef,
     now: () => new Date(),
   };
@@ -85,8 +97,11 @@ export interface NodeGateway {
 }
 
 /** Starts the gateway on `HOST`:`PORT` (port 0 picks a free one) and resolves once it listens. */
-export async function startNodeGateway(environment: Environment): Promise<NodeGateway> {
-  const deps = await createNodeDeps(environment);
+export async function startNodeGateway(
+  environment: Environment,
+  options: NodeGatewayOptions = {},
+): Promise<NodeGateway> {
+  const deps = await createNodeDeps(environment, options);
   const app = createApp(deps);
   return new Promise((resolve) => {
     const server: ServerType = serve(

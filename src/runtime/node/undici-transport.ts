@@ -4,10 +4,18 @@ import type { Transport } from "../../deps.js";
 
 /**
  * The Node transport: undici's `request()` on a keep-alive Agent, several times cheaper per
- * call than WHATWG fetch on Node. Response bodies are read whole or streamed through.
+ * call than WHATWG fetch on Node. Response bodies are read whole or streamed through. undici's
+ * own 300 s header and body timeouts are off: the policy's deadline, through the request's
+ * signal, is the one limit on a provider call (an LLM may think for longer before its first byte).
  */
 export function undiciTransport(): Transport {
-  const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+  const agent = new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 256,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   return async (upstream) => {
     const response = await request(upstream.url, {
       method: upstream.method as "GET",

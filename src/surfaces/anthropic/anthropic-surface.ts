@@ -1,7 +1,8 @@
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
+import { classifyAnthropicError } from "./classify-anthropic-error.js";
 import { messagesStructuredOutput } from "./messages-structured-output.js";
 import { parseMessages } from "./parse-messages.js";
-import { renderAnthropicError } from "./render-anthropic-error.js";
+import { renderAnthropicError, renderAnthropicStreamError } from "./render-anthropic-error.js";
 
 const routes: Record<string, Endpoint> = {
   "/v1/messages": { kind: "generate", parse: parseMessages, structuredOutput: messagesStructuredOutput },
@@ -18,7 +19,9 @@ export const anthropicSurface: Surface = {
     return forMethod(method, "POST", endpoint);
   },
   forwardedHeaders: ["x-api-key", "authorization", "anthropic-version", "anthropic-beta"],
-  hasCredential: (headers) => headers.has("x-api-key") || headers.has("authorization"),
+  credentialHeaders: ["x-api-key", "authorization"],
   serverCredential: (key) => ["x-api-key", key],
+  classifyError: classifyAnthropicError,
   renderError: renderAnthropicError,
+  renderStreamError: renderAnthropicStreamError,
 };

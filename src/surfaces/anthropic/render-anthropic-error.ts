@@ -27,7 +27,7 @@ export function renderAnthropicError(error: GatewayError, ref: string): Rendered
     body: {
       type: "error",
       error: {
-        type: errorTypes[error.status] ?? "invalid_request_error",
+        type: error.code === "quota" ? "billing_error" : (errorTypes[error.status] ?? "invalid_request_error"),
         message: error.message,
         code: error.code,
         details: { error_code: error.code },
@@ -36,4 +36,9 @@ export function renderAnthropicError(error: GatewayError, ref: string): Rendered
       request_id: ref,
     },
   };
+}
+
+/** The event that ends a broken stream: `event: error` with the error body, which the SDK raises as APIError. */
+export function renderAnthropicStreamError(error: GatewayError, ref: string): string {
+  return `event: error\ndata: ${JSON.stringify(renderAnthropicError(error, ref).body)}\n\n`;
 }

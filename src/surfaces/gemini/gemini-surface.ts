@@ -2,10 +2,11 @@ import { invalidRequest } from "../../errors/gateway-error.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
 import { matchCachedContents } from "./cached-contents.js";
+import { classifyGeminiError } from "./classify-gemini-error.js";
 import { geminiStructuredOutput } from "./gemini-structured-output.js";
 import { parseCountTokens } from "./parse-count-tokens.js";
 import { parseGenerateContent } from "./parse-generate-content.js";
-import { renderGeminiError } from "./render-gemini-error.js";
+import { renderGeminiError, renderGeminiStreamError } from "./render-gemini-error.js";
 
 const listRoute = /^\/(?:v1beta|v1|v1alpha)\/models$/;
 const modelRoute = /^\/(v1beta|v1|v1alpha)\/models\/([^/]+?)(?::([A-Za-z]+))?$/;
@@ -51,10 +52,12 @@ export const geminiSurface: Surface = {
     return forMethod(method, "POST", endpoint);
   },
   forwardedHeaders: ["x-goog-api-key", "authorization", "x-goog-api-client", "x-goog-user-project", "x-server-timeout"],
-  hasCredential: (headers, url) =>
-    headers.has("x-goog-api-key") || headers.has("authorization") || url.searchParams.has("key"),
+  credentialHeaders: ["x-goog-api-key", "authorization"],
+  credentialQuery: "key",
   serverCredential: (key) => ["x-goog-api-key", key],
+  classifyError: classifyGeminiError,
   renderError: renderGeminiError,
+  renderStreamError: renderGeminiStreamError,
   prefixTokenCount(prefix, apiPath) {
     if (prefix.kind !== "cached-content") return undefined;
     const version = /^\/(v1beta|v1|v1alpha)\//.exec(apiPath)?.[1] ?? "v1beta";

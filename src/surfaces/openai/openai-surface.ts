@@ -1,9 +1,10 @@
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
+import { classifyOpenAIError } from "./classify-openai-error.js";
 import { parseChatCompletion } from "./parse-chat-completion.js";
 import { parseResponseCreate } from "./parse-response-create.js";
-import { renderOpenAIError } from "./render-openai-error.js";
+import { renderOpenAIError, renderOpenAIStreamError } from "./render-openai-error.js";
 import { completedResponseOf, responseStored } from "./responses-history.js";
 import { responsesStructuredOutput } from "./responses-structured-output.js";
 
@@ -35,9 +36,11 @@ export const openaiSurface: Surface = {
     return forMethod(method, route.method, route.endpoint);
   },
   forwardedHeaders: ["authorization", "openai-organization", "openai-project", "openai-beta", "idempotency-key"],
-  hasCredential: (headers) => headers.has("authorization"),
+  credentialHeaders: ["authorization"],
   serverCredential: (key) => ["authorization", `Bearer ${key}`],
+  classifyError: classifyOpenAIError,
   renderError: renderOpenAIError,
+  renderStreamError: renderOpenAIStreamError,
   prefixTokenCount(prefix) {
     if (prefix.kind !== "previous-response" || !/^[A-Za-z0-9_-]+$/.test(prefix.id)) return undefined;
     return {

@@ -2,11 +2,12 @@ import type { GatewayError } from "../../errors/gateway-error.js";
 import { errorHeaders, promptgateMember } from "../../errors/promptgate-member.js";
 import type { RenderedError } from "../surface.js";
 
-function errorType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 429) return "rate_limit_error";
-  if (status >= 500) return "server_error";
+function errorType(error: GatewayError): string {
+  if (error.code === "quota") return "insufficient_quota";
+  if (error.status === 401) return "authentication_error";
+  if (error.status === 403) return "permission_error";
+  if (error.status === 429) return "rate_limit_error";
+  if (error.status >= 500) return "server_error";
   return "invalid_request_error";
 }
 
@@ -18,11 +19,16 @@ export function renderOpenAIError(error: GatewayError, ref: string): RenderedErr
     body: {
       error: {
         message: error.message,
-        type: errorType(error.status),
+        type: errorType(error),
         param: error.details.param ?? null,
         code: error.code,
         promptgate: promptgateMember(error, ref),
       },
     },
   };
+}
+
+/** The event that ends a broken stream: a data object with an `error` key, which the SDK raises as APIError. */
+export function renderOpenAIStreamError(error: GatewayError, ref: string): string {
+  return `data: ${JSON.stringify(renderOpenAIError(error, ref).body)}\n\n`;
 }

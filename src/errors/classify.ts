@@ -1,0 +1,114 @@
+import {
+  classOfStatus,
+  clientStatusOf,
+  transientClasses,
+  type UpstreamErrorCode,
+  upstreamErrorMessages,
+} from "./error-classes.js";
+import { GatewayError, type GatewayErrorDetails, type UpstreamErrorRecord } from "./gateway-error.js";
+import { redactKeys } from "./redact-keys.js";
+import { retryAfterOf } from "./retry-after.js";
+
+/** What a surface reads from its provider's native error body. */
+export interface UpstreamErrorHint {
+  code: UpstreamErrorCode;
+  /** How long the provider's body asks the client to wait (e.g. Gemini's RetryInfo). */
+  retryAfterMs?: number;
+}
+
+/**
+ * A surface's reading of its provider's native error body (`status` is undefined for an error
+ * event inside a stream); undefined where the body tells nothing beyond the status.
+ */
+export type ErrorRecogniser = (
+  status: number | undefined,
+  body: Readonly<Record<string, unknown>>,
+) => UpstreamErrorHint | undefined;
+
+/** A provider's failed answer as the classifier reads it. */
+export interface FailedAnswer {
+  /** The HTTP status; undefined for an error event inside a stream. */
+  status: number | undefined;
+  headers: Readonly<Record<string, string>>;
+  /** The body as text. */
+  text: string;
+}
+
+/** What classifying needs besides the answer. */
+export interface ClassifyContext {
+  /** The surface's recogniser of its provider's error bodies. */
+  recognise: ErrorRecogniser | undefined;
+  /** The current time in milliseconds, for a `retry-after` given as a date. */
+  now: number;
+  /** Known secrets to redact from the text kept for the record. */
+  secrets: readonly string[];
+}
+
+/** How much of a provider's error text the call record keeps. */
+const recordedTextLength = 2_000;
+/** How much of it is searched for secrets; the rest is cut before. */
+const redactedTextLength = 65_536;
+
+/**
+ * The one classification of a failed provider answer: the surface's recogniser first, then the
+ * status. The error carries the class's fixed message and client status, the provider's retry
+ * information for a retryable class, and, for the record only, the provider's text with keys
+ * redacted.
+ */
+export function classifyUpstreamAnswer(answer: FailedAnswer, context: ClassifyContext): GatewayError {
+  const body = parseObject(answer.text);
+  const hint = body === undefined ? undefined : context.recognise?.(answer.status, body);
+  const code = hint?.code ?? classOfStatus(answer.status);
+  const retryAfterMs = retryAfterOf(answer.headers, context.now) ?? hint?.retryAfterMs;
+  return upstreamFailure(code, answer.status, answer.text, context.secrets, retryAfterMs);
+}
+
+/**
+ * A provider call that got no (whole) answer: `timeout` when the policy's deadline passed,
+ * otherwise `upstream` (connection refused or reset, a body cut off).
+ */
+export function classifyTransportFailure(
+  cause: unknown,
+  deadlinePassed: boolean,
+  secrets: readonly string[],
+): GatewayError {
+  if (deadlinePassed) return upstreamFailure("timeout", undefined, "The policy's upstream deadline passed.", secrets);
+  return upstreamFailure("upstream", undefined, describeCause(cause), secrets);
+}
+
+/** The classified error for `code`, keeping `text` (redacted, bounded) for the record. */
+export function upstreamFailure(
+  code: UpstreamErrorCode,
+  upstreamStatus: number | undefined,
+  text: string,
+  secrets: readonly string[],
+  retryAfterMs?: number,
+): GatewayError {
+  const upstreamError: UpstreamErrorRecord = {
+    class: code,
+    text: redactKeys(text.slice(0, redactedTextLength), secrets).slice(0, recordedTextLength),
+  };
+  if (upstreamStatus !== undefined) upstreamError.status = upstreamStatus;
+  const details: GatewayErrorDetails = { upstreamError };
+  if (transientClasses.has(code) && retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
+  return new GatewayError(code, clientStatusOf(code, upstreamStatus), upstreamErrorMessages[code], details);
+}
+
+/** The error's name, code and message, and its cause's, for the record. */
+function describeCause(cause: unknown, depth = 0): string {
+  if (!(cause instanceof Error)) return "The provider call failed without an answer.";
+  const code = (cause as { code?: unknown }).code;
+  const inner = depth < 2 && cause.cause !== undefined ? ` (cause: ${describeCause(cause.cause, depth + 1)})` : "";
+  return `${cause.name}${typeof code === "string" ? ` ${code}` : ""}: ${cause.message}${inner}`;
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,49 @@
+import type { Config } from "../config.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { bearerToken, keysEqual } from "../http/keys.js";
+import type { Surface } from "../surfaces/surface.js";
+
+/**
+ * Which credential a call sends upstream: the client's own (pass-through, contract section 8),
+ * or only the server-held key (gateway-key mode; undefined for the simulated provider, which needs none).
+ */
+export type UpstreamCredential = { kind: "client" } | { kind: "server"; key: string | undefined };
+
+/** The credentials a request presents on a surface, in the surface's order (headers, then the query). */
+export function presentedCredentials(surface: Surface, headers: Headers, url: URL): string[] {
+  const presented: string[] = [];
+  for (const name of surface.credentialHeaders) {
+    const value = headers.get(name);
+    const key = name === "authorization" ? bearerToken(value) : (value?.trim() ?? undefined);
+    if (key !== undefined && key !== "") presented.push(key);
+  }
+  const query = surface.credentialQuery === undefined ? null : url.searchParams.get(surface.credentialQuery);
+  if (query !== null && query !== "") presented.push(query);
+  return presented;
+}
+
+/**
+ * Decides a call's upstream credential. With gateway keys configured, the first credential the
+ * client presents must equal one of them (compared in constant time, against every key); a wrong
+ * or missing one gets 401 `authentication`, and a surface with no server-held key to replace it
+ * gets 403 `account_selection`. The messages are fixed and echo nothing.
+ */
+export async function authorizeCall(
+  config: Config,
+  surface: Surface,
+  headers: Headers,
+  url: URL,
+): Promise<UpstreamCredential> {
+  if (config.gatewayKeys.length === 0) return { kind: "client" };
+  const presented = presentedCredentials(surface, headers, url)[0];
+  let accepted = false;
+  if (presented !== undefined) {
+    for (const key of config.gatewayKeys) if (await keysEqual(presented, key)) accepted = true;
+  }
+  if (!accepted) throw new GatewayError("authentication", 401, "A valid gateway key is required.");
+  const upstream = config.upstreams[surface.name];
+  if (upstream.serverKey === undefined && !upstream.simulated) {
+    throw new GatewayError("account_selection", 403, "No provider key is configured for this surface.");
+  }
+  return { kind: "server", key: upstream.serverKey };
+}

@@ -1,0 +1,71 @@
+import { type Config, ConfigError, readConfig } from "../../config.js";
+import type { Deps } from "../../deps.js";
+import { newRef } from "../../errors/ref.js";
+import { identifyPolicies } from "../../policy/identify-policy.js";
+import { usePrecompiledValidators } from "../../schema/compile-validator.js";
+import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
+import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
+import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
+import { d1Store } from "./d1-store.js";
+import { policies as bundledPolicies, migrations } from "./generated/assets.js";
+
+/** What one isolate shares between its requests: everything of `Deps` but the per-request call recorder. */
+export type IsolateDeps = Omit<Deps, "recordCall">;
+
+/**
+ * The worker's `env`: the bindings and `[vars]` of wrangler.toml (`Env`, from `wrangler types`) and what may be set
+ * on top: the secrets (`wrangler secret put`, or .dev.vars locally) and the variables left out of `[vars]`.
+ */
+export interface WorkerEnv extends Env {
+  OPENAI_API_KEY?: string;
+  GEMINI_API_KEY?: string;
+  ANTHROPIC_API_KEY?: string;
+  PROMPTGATE_ADMIN_KEY?: string;
+  PROMPTGATE_KEYS?: string;
+  PROMPTGATE_UPSTREAM_OPENAI?: string;
+  PROMPTGATE_UPSTREAM_GEMINI?: string;
+  PROMPTGATE_UPSTREAM_ANTHROPIC?: string;
+}
+
+/** The string members of `env`: the `[vars]` and the secrets (provider keys, admin key), for `readConfig`. */
+function variablesOf(env: object): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/**
+ * The gateway's dependencies on Workers, built once per isolate: configuration from `env`, the policies validated
+ * at build time, named schemas with precompiled validators (Ajv cannot compile during a request), D1 for state,
+ * and `fetch` as transport with the simulated provider in-process, routed as on Node.
+ */
+export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
+  const config: Config = readConfig(variablesOf(env));
+  usePrecompiledValidators(bundledValidators(), { compileOthers: false });
+  const policies = await identifyPolicies(bundledPolicies);
+  try {
+    policies.resolve(config.defaultPolicy);
+  } catch {
+    throw new ConfigError("PROMPTGATE_DEFAULT_POLICY names no bundled policy.");
+  }
+  const simulated = createSimulatedProvider();
+  // The arrow calls `fetch` as the global function; Workers refuse it as a method of another object.
+  const transport = routeByOrigin(
+    simulatedOrigin,
+    fetchTransport(simulated.fetch),
+    fetchTransport((request) => fetch(request)),
+  );
+  const store = d1Store(env.DB, migrations);
+  // Every version served is kept; versions kept before come back pinnable and for frozen cases.
+  for (const version of policies.list()) await store.savePolicyVersion(version);
+  for (const version of await store.listPolicyVersions()) policies.add(version);
+  return {
+    config,
+    policies,
+    transport,
+    schemas: bundledNamedSchemas(),
+    store,
+    newRef,
+    now: () => new Date(),
+  };
+}

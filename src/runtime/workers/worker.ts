@@ -1,0 +1,43 @@
+import { createApp } from "../../app.js";
+import { ConfigError } from "../../config.js";
+import { GatewayError } from "../../errors/gateway-error.js";
+import { newRef } from "../../errors/ref.js";
+import { renderPlainError } from "../../errors/render-plain-error.js";
+import type { CallRecord } from "../../record/call-record.js";
+import { createIsolateDeps, type IsolateDeps, type WorkerEnv } from "./worker-deps.js";
+
+/** The isolate's dependencies, built by its first request; a failed build is tried again by the next one. */
+let isolate: Promise<IsolateDeps> | undefined;
+
+function isolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
+  isolate ??= createIsolateDeps(env).catch((error: unknown) => {
+    isolate = undefined;
+    throw error;
+  });
+  return isolate;
+}
+
+/** Stores a call record within the request's lifetime: `waitUntil` keeps the write alive after the response. */
+function recorder(deps: IsolateDeps, context: ExecutionContext): (record: CallRecord) => void {
+  return (record) => {
+    context.waitUntil(
+      deps.store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored.")),
+    );
+  };
+}
+
+/** The Workers entry: the same app as on Node, from Workers bindings. */
+export default {
+  async fetch(request, env, context): Promise<Response> {
+    let deps: IsolateDeps;
+    try {
+      deps = await isolateDeps(env);
+    } catch (error) {
+      // A ConfigError names the variable, never its value; anything else stays unnamed.
+      console.error(`promptgate cannot start: ${error instanceof ConfigError ? error.message : "internal error"}`);
+      return renderPlainError(new GatewayError("internal", 500, "The gateway failed to start."), newRef());
+    }
+    // The app is built per request (about 0.3 ms) so that call records reach this request's waitUntil.
+    return createApp({ ...deps, recordCall: recorder(deps, context) }).fetch(request);
+  },
+} satisfies ExportedHandler<WorkerEnv>;

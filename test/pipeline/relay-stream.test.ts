@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { relayStream, type StreamFailures } from "../../src/pipeline/relay-stream.js";
+import { eventSplitter } from "../../src/pipeline/sse-events.js";
+import type { JsonObject } from "../../src/surfaces/wire-fields.js";
+
+const encoder = new TextEncoder();
+
+/** A provider stream that sends `chunks`, then ends, or breaks off with `breakWith`. */
+function upstream(chunks: string[], breakWith?: Error): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const chunk = chunks[index++];
+      if (chunk !== undefined) controller.enqueue(encoder.encode(chunk));
+      else if (breakWith !== undefined) controller.error(breakWith);
+      else controller.close();
+    },
+  });
+}
+
+interface Observed {
+  events: JsonObject[];
+  ends: Array<[complete: boolean, cancelled: boolean]>;
+  replaced: string[];
+  broken: unknown[];
+}
+
+function relay(stream: ReadableStream<Uint8Array>, contentType = "text/event-stream", replace = true) {
+  const observed: Observed = { events: [], ends: [], replaced: [], broken: [] };
+  const failures: StreamFailures = {
+    replaceErrorEvent(data) {
+      observed.replaced.push(data);
+      return replace ? "data: GATEWAY-ERROR\n\n" : undefined;
+    },
+    breakOff(cause) {
+      observed.broken.push(cause);
+      return "data: BROKEN\n\n";
+    },
+  };
+  const relayed = relayStream(
+    stream,
+    contentType,
+    {
+      onEvent: (event) => observed.events.push(event),
+      onEnd: (complete, cancelled) => observed.ends.push([complete, cancelled]),
+    },
+    failures,
+  );
+  return { relayed, observed };
+}
+
+async function textOf(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+describe("splitting server-sent events", () => {
+  it("cuts events at blank lines of any line ending, keeping each event's raw text", () => {
+    const splitter = eventSplitter();
+    expect(splitter.push("data: 1\n\ndata: 2\r\n\r\nevent: e\rdata: 3\r\r:")).toEqual([
+      "data: 1\n\n",
+      "data: 2\r\n\r\n",
+      "event: e\rdata: 3\r\r",
+    ]);
+    expect(splitter.rest()).toBe(":");
+  });
+
+  it("waits for the rest of an event and for the LF after a CR at a chunk's end", () => {
+    const splitter = eventSplitter();
+    expect(splitter.push("data: 1\r")).toEqual([]);
+    expect(splitter.push("\n\r")).toEqual([]);
+    expect(splitter.push("\ndata: 2")).toEqual(["data: 1\r\n\r\n"]);
+    expect(splitter.rest()).toBe("data: 2");
+  });
+});
+
+describe("relaying a provider's stream", () => {
+  it("passes every byte unchanged across chunk boundaries and tells the observer each event", async () => {
+    const frames = ['data: {"n":1}\r\n\r\n', 'data: {"n":2}\r\n\r\n', "data: [DONE]\r\n\r\n"];
+    const whole = frames.join("");
+    const { relayed, observed } = relay(upstream([whole.slice(0, 7), whole.slice(7, 16), whole.slice(16)]));
+    expect(await textOf(relayed)).toBe(whole);
+    expect(observed.events).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(observed.ends).toEqual([[true, false]]);
+  });
+
+  it("replaces an error event the provider sends inside the stream", async () => {
+    const providerError =
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    const { relayed, observed } = relay(upstream(['data: {"n":1}\n\n', providerError]));
+    const text = await textOf(relayed);
+    expect(text).toBe('data: {"n":1}\n\ndata: GATEWAY-ERROR\n\n');
+    expect(text).not.toContain("Overloaded");
+    expect(observed.replaced).toHaveLength(1);
+    expect(observed.ends).toEqual([[false, false]]);
+  });
+
+  it("adds no second error event when the stream breaks off after the provider's own", async () => {
+    const { relayed, observed } = relay(upstream(['data: {"error":{"message":"raw"}}\n\n'], new Error("closed")));
+    expect(await textOf(relayed)).toBe("data: GATEWAY-ERROR\n\n");
+    expect(observed.broken).toHaveLength(0);
+  });
+
+  it("recognises a data object with an error member as an error event", async () => {
+    const { relayed } = relay(upstream(['data: {"error":{"code":503,"message":"raw"}}\n\n']));
+    expect(await textOf(relayed)).toBe("data: GATEWAY-ERROR\n\n");
+  });
+
+  it("relays the provider's error event as it came when the policy passes upstream text through", async () => {
+    const providerError = 'data: {"error":{"message":"raw"}}\n\n';
+    const { relayed } = relay(upstream([providerError]), "text/event-stream", false);
+    expect(await textOf(relayed)).toBe(providerError);
+  });
+
+  it("ends a stream that breaks off with the native error event, dropping the cut event", async () => {
+    const { relayed, observed } = relay(upstream(['data: {"n":1}\n\n', 'data: {"n":'], new Error("terminated")));
+    expect(await textOf(relayed)).toBe('data: {"n":1}\n\ndata: BROKEN\n\n');
+    expect(observed.broken).toHaveLength(1);
+    expect(observed.ends).toEqual([[false, false]]);
+  });
+
+  it("breaks off a JSON-array stream, which cannot carry an error event", async () => {
+    const { relayed, observed } = relay(upstream(['[{"n":1}'], new Error("terminated")), "application/json");
+    await expect(textOf(relayed)).rejects.toThrow();
+    expect(observed.ends).toEqual([[false, false]]);
+  });
+
+  it("reads a whole JSON-array stream at its end", async () => {
+    const { relayed, observed } = relay(upstream(['[{"n":1}', ',{"n":2}]']), "application/json");
+    expect(await textOf(relayed)).toBe('[{"n":1},{"n":2}]');
+    expect(observed.events).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it("tells the observer when the client cancels", async () => {
+    let cancelled = false;
+    const source = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(encoder.encode('data: {"n":1}\n\n')),
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    const { relayed, observed } = relay(source);
+    const reader = relayed.getReader();
+    await reader.read();
+    await reader.cancel();
+    expect(cancelled).toBe(true);
+    expect(observed.ends).toEqual([[false, true]]);
+  });
+});

@@ -1,0 +1,69 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+import { geminiAnswerFor } from "./test/support/edge-diagnostics.js";
+
+// The behaviour suite inside workerd (npm run test:workers): the worker of wrangler.toml with its D1 binding, its
+// own tests in test/workers, and the SAME pure test files as on Node: those of the folders below whose module
+// graph (relative imports followed) imports no `node:` module.
+const sharedFolders = ["test/window", "test/surfaces", "test/policy", "test/schema"];
+
+/** Shared files left on Node only, though they import no `node:` module, and why. */
+const nodeOnly = new Map([
+  // It tests Ajv compiling schemas at run time, which a deployed worker never does (code generation is forbidden
+  // during a request there, while the test isolate happens to allow it): on Workers only precompiled validators
+  // run, and test/schema/edge-diagnostics.test.ts holds them to the same diagnostics.
+  ["test/schema/compile-validator.test.ts", "run-time Ajv compilation"],
+]);
+
+/** Gemini's upstream in these tests: the outbound service below answers it, as Node's fake upstream does. */
+const fakeGemini = "http://fake-upstream.promptgate.invalid/gemini";
+
+function testFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".test.ts"))
+    .map((entry) => relative(".", join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+/** Whether a module, or any module it imports by a relative path, imports a `node:` module. */
+function importsNode(file: string, seen = new Set<string>()): boolean {
+  if (seen.has(file)) return false;
+  seen.add(file);
+  const text = readFileSync(file, "utf8");
+  if (/\bfrom\s+["']node:|import\(\s*["']node:/.test(text)) return true;
+  return [...text.matchAll(/\bfrom\s+["'](\.{1,2}\/[^"']+)["']/g)].some(([, specifier]) => {
+    const imported = join(dirname(file), specifier!);
+    const source = imported.replace(/\.js$/, ".ts");
+    return importsNode(existsSync(source) ? source : imported, seen);
+  });
+}
+
+/** The shared test files that run inside workerd. */
+export const sharedTestFiles = sharedFolders
+  .flatMap(testFiles)
+  .filter((file) => !nodeOnly.has(file) && !importsNode(file));
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: { PROMPTGATE_ADMIN_KEY: "admin-test-key", PROMPTGATE_UPSTREAM_GEMINI: fakeGemini },
+        // Every fetch the worker sends out (the simulated provider answers in-process and never gets here).
+        outboundService: async (request) => {
+          if (!request.url.startsWith(`${fakeGemini}/`) || !request.url.endsWith(":generateContent")) {
+            return Response.json({ error: { message: "The fake upstream has no such route." } }, { status: 404 });
+          }
+          return Response.json(geminiAnswerFor(await request.text()));
+        },
+      },
+    }),
+  ],
+  test: {
+    include: ["test/workers/**/*.test.ts", ...sharedTestFiles],
+    exclude: ["test/workers/**/*.smoke.test.ts"],
+    testTimeout: 20_000,
+  },
+});
