@@ -225,3 +225,31 @@ describe("case freezing and call records in D1", () => {
     });
   });
 });
+
+describe("stored history in D1", () => {
+  function respond(input: string, previous?: string): Promise<Response> {
+    const body: Json = { model: "gpt-test", input };
+    if (previous !== undefined) body.previous_response_id = previous;
+    return send("/policies/investigation.bounded/openai/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+
+  it("counts a stored response's history as the cached prefix of the next turn", async () => {
+    const first = await respond("a".repeat(4000));
+    expect(first.status).toBe(200);
+    const { id } = (await first.json()) as { id: string };
+    const second = await respond("b".repeat(10), id);
+    expect(second.status).toBe(200);
+    expect(promptSizeOf(second).cache_prefix_chars).toBeGreaterThan(4000);
+  });
+
+  it("refuses an unknown previous_response_id with 400 CACHE_PREFIX_UNKNOWN under reject", async () => {
+    const response = await respond("hello", "resp_unknown0000");
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as OpenAIError;
+    expect(body.error.code).toBe("CACHE_PREFIX_UNKNOWN");
+  });
+});
