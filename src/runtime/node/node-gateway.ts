@@ -10,6 +10,7 @@ import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { memoryStore } from "../../store/memory-store.js";
 import type { Store } from "../../store/store.js";
+import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger } from "./call-logger.js";
 import { sqliteStore } from "./sqlite-store.js";
@@ -71,9 +72,7 @@ export async function createNodeDeps(environment: Environment, options: NodeGate
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
   const store = openStore(config.db);
-  // Every version served is kept; versions kept before come back pinnable and for frozen cases.
-  for (const version of policies.list()) await store.savePolicyVersion(version);
-  for (const version of await store.listPolicyVersions()) policies.add(version);
+  await syncPolicyVersions(store, policies);
   return {
     config,
     policies,

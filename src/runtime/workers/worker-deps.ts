@@ -4,6 +4,7 @@ import { newRef } from "../../errors/ref.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
 import { usePrecompiledValidators } from "../../schema/compile-validator.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
+import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
 import { d1Store } from "./d1-store.js";
@@ -56,9 +57,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     fetchTransport((request) => fetch(request)),
   );
   const store = d1Store(env.DB, migrations);
-  // Every version served is kept; versions kept before come back pinnable and for frozen cases.
-  for (const version of policies.list()) await store.savePolicyVersion(version);
-  for (const version of await store.listPolicyVersions()) policies.add(version);
+  await syncPolicyVersions(store, policies);
   return {
     config,
     policies,

@@ -1,0 +1,154 @@
+import type { Policy, PolicyVersion } from "../policy/policy.js";
+import type { CallRecord } from "../record/call-record.js";
+import type { Store } from "./store.js";
+
+/** A value bound to a SQL parameter. */
+export type SqlValue = string | number | null;
+
+/** A statement with its parameters. */
+export type SqlStatement = readonly [sql: string, params: readonly SqlValue[]];
+
+/**
+ * The little a SQLite-family database must offer for the store: better-sqlite3 on Node, D1 on
+ * Workers. The tables are those of `migrations/0001_initial.sql`.
+ */
+export interface SqlExecutor {
+  run(statement: SqlStatement): Promise<void>;
+  first<Row>(statement: SqlStatement): Promise<Row | undefined>;
+  all<Row>(statement: SqlStatement): Promise<Row[]>;
+  /** Runs `write`, then `read`, as one atomic step under the database's write lock; returns the read's first row. */
+  writeThenRead<Row>(write: SqlStatement, read: SqlStatement): Promise<Row | undefined>;
+  close(): Promise<void>;
+}
+
+interface PolicyVersionRow {
+  sha256: string;
+  ref: string;
+  source: string;
+  policy: string;
+}
+
+interface CachedPrefixRow {
+  name: string;
+  chars: number;
+  schema_hashes: string;
+  expires_at: number;
+}
+
+interface ResponseHistoryRow {
+  id: string;
+  chars: number;
+  expires_at: number;
+}
+
+/**
+ * The gateway's durable state on a SQLite-family database. Every write is one statement or one
+ * atomic write-then-read, so several processes or isolates may share the database: a case
+ * freeze (insert unless present, then read) is exactly-once however many race. Expired
+ * prefixes are treated as absent and deleted lazily; the delete re-checks the expiry so it
+ * never removes a record another writer has just renewed.
+ */
+export function sqlStore(database: SqlExecutor): Store {
+  return {
+    async savePolicyVersion(version) {
+      await database.run([
+        "INSERT INTO policy_versions (sha256, name, ref, source, policy) VALUES (?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING",
+        [version.sha256, version.policy.name, version.ref, version.source, JSON.stringify(version.policy)],
+      ]);
+    },
+    async listPolicyVersions() {
+      const rows = await database.all<PolicyVersionRow>([
+        "SELECT sha256, ref, source, policy FROM policy_versions ORDER BY seq",
+        [],
+      ]);
+      return rows.map(
+        (row): PolicyVersion => ({
+          policy: JSON.parse(row.policy) as Policy,
+          sha256: row.sha256,
+          ref: row.ref,
+          source: row.source,
+        }),
+      );
+    },
+    async freezeCasePolicy(caseId, name, sha256) {
+      const frozen = await database.writeThenRead<{ sha256: string }>(
+        [
+          "INSERT INTO case_policies (case_id, name, sha256) VALUES (?, ?, ?) ON CONFLICT (case_id, name) DO NOTHING",
+          [caseId, name, sha256],
+        ],
+        ["SELECT sha256 FROM case_policies WHERE case_id = ? AND name = ?", [caseId, name]],
+      );
+      if (frozen === undefined) throw new Error("A case policy freeze was not stored.");
+      return frozen.sha256;
+    },
+
+    async putCachedPrefix(record) {
+      await database.run([
+        `INSERT INTO cached_prefixes (name, chars, schema_hashes, expires_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET
+           chars = excluded.chars, schema_hashes = excluded.schema_hashes, expires_at = excluded.expires_at`,
+        [record.name, record.chars, JSON.stringify(record.schemaHashes), record.expiresAt],
+      ]);
+    },
+    async getCachedPrefix(name, now) {
+      const row = await database.first<CachedPrefixRow>([
+        "SELECT name, chars, schema_hashes, expires_at FROM cached_prefixes WHERE name = ?",
+        [name],
+      ]);
+      if (row === undefined) return undefined;
+      if (row.expires_at <= now) {
+        await database.run(["DELETE FROM cached_prefixes WHERE name = ? AND expires_at <= ?", [name, now]]);
+        return undefined;
+      }
+      const schemaHashes = JSON.parse(row.schema_hashes) as string[];
+      return { name: row.name, chars: row.chars, schemaHashes, expiresAt: row.expires_at };
+    },
+    async updateCachedPrefixExpiry(name, expiresAt) {
+      await database.run(["UPDATE cached_prefixes SET expires_at = ? WHERE name = ?", [expiresAt, name]]);
+    },
+    async deleteCachedPrefix(name) {
+      await database.run(["DELETE FROM cached_prefixes WHERE name = ?", [name]]);
+    },
+
+    async putResponseHistory(record) {
+      await database.run([
+        `INSERT INTO response_histories (id, chars, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET chars = excluded.chars, expires_at = excluded.expires_at`,
+        [record.id, record.chars, record.expiresAt],
+      ]);
+    },
+    async getResponseHistory(id, now) {
+      const row = await database.first<ResponseHistoryRow>([
+        "SELECT id, chars, expires_at FROM response_histories WHERE id = ?",
+        [id],
+      ]);
+      if (row === undefined) return undefined;
+      if (row.expires_at <= now) {
+        await database.run(["DELETE FROM response_histories WHERE id = ? AND expires_at <= ?", [id, now]]);
+        return undefined;
+      }
+      return { id: row.id, chars: row.chars, expiresAt: row.expires_at };
+    },
+
+    async appendCall(record) {
+      await database.run([
+        "INSERT INTO calls (ref, case_id, time, record) VALUES (?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING",
+        [record.ref, record.case ?? null, record.time, JSON.stringify(record)],
+      ]);
+    },
+    async getCall(ref) {
+      const row = await database.first<{ record: string }>(["SELECT record FROM calls WHERE ref = ?", [ref]]);
+      return row === undefined ? undefined : (JSON.parse(row.record) as CallRecord);
+    },
+    async listCallsOfCase(caseId, limit) {
+      const count = Math.max(0, Math.trunc(limit));
+      const rows = await database.all<{ record: string }>([
+        "SELECT record FROM calls WHERE case_id = ? ORDER BY seq LIMIT ?",
+        [caseId, count],
+      ]);
+      return rows.map((row) => JSON.parse(row.record) as CallRecord);
+    },
+
+    close: () => database.close(),
+  };
+}
