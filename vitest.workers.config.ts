@@ -50,7 +50,11 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { PROMPTGATE_ADMIN_KEY: "admin-test-key", PROMPTGATE_UPSTREAM_GEMINI: fakeGemini },
+        bindings: {
+          PROMPTGATE_ADMIN_KEY: "admin-test-key",
+          PROMPTGATE_UPSTREAM_GEMINI: fakeGemini,
+          PROMPTGATE_LOG: "silent",
+        },
         // Every fetch the worker sends out (the simulated provider answers in-process and never gets here).
         outboundService: async (request) => {
           if (!request.url.startsWith(`${fakeGemini}/`) || !request.url.endsWith(":generateContent")) {

@@ -19,3 +19,26 @@ describe("the worker's dependencies", () => {
     expect((failure as ConfigError).message).not.toContain("no.such.policy");
   });
 });
+
+describe("the worker's call log", () => {
+  it("writes one JSON line per call with the call's identifiers and sizes, and nothing at silent", async () => {
+    const { consoleCallLog } = await import("../../src/runtime/workers/console-call-log.js");
+    const written: string[] = [];
+    const original = console.log;
+    console.log = (text: string) => written.push(text);
+    try {
+      const line = {
+        ref: "ref_0123456789abcdef",
+        policy: "default@000000000000",
+        decision: "sent",
+        duration_ms: 3,
+      } as unknown as Parameters<NonNullable<ReturnType<typeof consoleCallLog>>>[0];
+      consoleCallLog("info")?.(line);
+      expect(consoleCallLog("silent")).toBeUndefined();
+    } finally {
+      console.log = original;
+    }
+    expect(written).toHaveLength(1);
+    expect(JSON.parse(written[0] ?? "")).toMatchObject({ ref: "ref_0123456789abcdef", service: "promptgate" });
+  });
+});

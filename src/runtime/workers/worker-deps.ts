@@ -7,6 +7,7 @@ import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simula
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
+import { consoleCallLog } from "./console-call-log.js";
 import { d1Store } from "./d1-store.js";
 import { policies as bundledPolicies, migrations } from "./generated/assets.js";
 
@@ -66,5 +67,6 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     store,
     newRef,
     now: () => new Date(),
+    log: consoleCallLog(config.logLevel),
   };
 }
