@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
-import { type Answer, contractDiagnostics, investigationAnswers } from "../support/investigation-answers.js";
+import { contractDiagnostics, investigationAnswers } from "../support/investigation-answers.js";
 
 type SchemaNode = Record<string, unknown>;
 

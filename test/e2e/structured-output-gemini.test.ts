@@ -3,7 +3,7 @@ import { ApiError, type GenerateContentResponse, GoogleGenAI, Type } from "@goog
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
-import { type Answer, contractDiagnostics, investigationAnswers } from "../support/investigation-answers.js";
+import { contractDiagnostics, investigationAnswers } from "../support/investigation-answers.js";
 
 type SchemaNode = Record<string, unknown>;
 
