@@ -1,0 +1,283 @@
+// npm run bench: promptgate beside a direct call, a bare Node proxy and Portkey's gateway, all against one fast
+// fake upstream on loopback, in alternating rounds; then RSS over 100,000 requests, a CPU profile of promptgate
+// under load and the microbenchmarks. Writes bench/results/<date>.json and prints Markdown tables.
+import { execFile } from "node:child_process";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { summarizeProfile } from "./cpu-profile.js";
+import { chatRequest, gatewayPath, openaiPath, realisticMessageChars } from "./fixtures.js";
+import { type LoadSample, runLoad, type Target } from "./load.js";
+import { runMicro } from "./micro.js";
+import { installPortkey, portkeyVersion, startPortkey } from "./portkey.js";
+import { type BenchProcess, memoryMiB, promptgateListening, readyLine, startProcess } from "./processes.js";
+import { aggregate, machine, markdown, type RssSeries, type RunResults, ratio } from "./report.js";
+import { verdicts, verdictTable } from "./verdicts.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const tmp = join(root, "bench", ".tmp");
+const quick = process.argv.includes("--quick");
+const settings = {
+  rounds: quick ? 1 : 3,
+  seconds: quick ? 2 : 5,
+  warmupSeconds: quick ? 1 : 3,
+  connections: [1, 16, 64],
+  rssEvery: quick ? 1_000 : 10_000,
+  profileSeconds: quick ? 3 : 8,
+  realisticMessageChars,
+};
+const tsx = ["--import", "tsx"];
+const run = promisify(execFile);
+const children: BenchProcess[] = [];
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const auth = { authorization: "Bearer sk-bench" };
+
+/** promptgate on `port`, called on the investigation.bounded policy's OpenAI route. */
+function gatewayTarget(label: string, port: number, pid: number): Target {
+  return { key: "promptgate", label, url: `http://127.0.0.1:${port}${gatewayPath}`, headers: auth, pid };
+}
+
+/** Starts promptgate as `npm start` does, with node options before tsx and modules preloaded after it. */
+function startGateway(upstream: string, extra: { nodeOptions?: string[]; preload?: string; heapFile?: string } = {}) {
+  const environment = {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    PROMPTGATE_DB: "memory",
+    PROMPTGATE_UPSTREAM_OPENAI: `${upstream}/v1`,
+    PROMPTGATE_UPSTREAM_GEMINI: "simulated",
+    PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
+    OPENAI_API_KEY: "",
+    PROMPTGATE_ADMIN_KEY: "",
+    BENCH_HEAP_FILE: extra.heapFile ?? "",
+  };
+  const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
+  const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "src/runtime/node/main.ts"];
+  return tracked(startProcess(args, environment, promptgateListening, { cwd: root }));
+}
+
+async function tracked<T extends { process: BenchProcess }>(starting: Promise<T>): Promise<T> {
+  const started = await starting;
+  children.push(started.process);
+  return started;
+}
+
+/** One request to a target: it must answer 200 (and promptgate must have validated the answer). */
+async function check(target: Target, body: Buffer): Promise<Record<string, string>> {
+  const response = await fetch(target.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...target.headers },
+    body: body.toString("utf8"),
+  });
+  const text = await response.text();
+  if (response.status !== 200 || !text.includes("chatcmpl-bench")) {
+    throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 300)}`);
+  }
+  return Object.fromEntries(response.headers);
+}
+
+async function measureRss(upstream: string, body: Buffer, upstreamPid: number): Promise<RssSeries> {
+  const heapFile = join(tmp, `heap-${Date.now()}.jsonl`);
+  await mkdir(tmp, { recursive: true });
+  const { process: gateway, port } = await startGateway(upstream, {
+    nodeOptions: ["--expose-gc"],
+    preload: "./bench/heap-probe.ts",
+    heapFile,
+  });
+  const target = gatewayTarget("promptgate", port, gateway.pid);
+  const samplesMiB: number[] = [];
+  const liveHeapMiB: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  let seconds = 0;
+  for (let batch = 0; batch < 10; batch++) {
+    const sample = await runLoad(target, body, 64, { requests: settings.rssEvery }, upstreamPid);
+    ok += sample.ok;
+    failed += sample.failed;
+    seconds += sample.seconds;
+    samplesMiB.push(memoryMiB(gateway.pid)?.rss ?? Number.NaN);
+    liveHeapMiB.push(await liveHeap(gateway.pid, heapFile, batch + 1));
+    log(
+      `  after ${(batch + 1) * settings.rssEvery} requests: RSS ${samplesMiB.at(-1)?.toFixed(1)} MiB, live heap ${liveHeapMiB.at(-1)?.toFixed(1)} MiB`,
+    );
+  }
+  await gateway.stop();
+  await rm(heapFile, { force: true });
+  const growth = (samplesMiB.at(-1) ?? Number.NaN) / (samplesMiB[1] ?? Number.NaN);
+  return {
+    every: settings.rssEvery,
+    samplesMiB,
+    liveHeapMiB,
+    requestsPerSecond: ok / seconds,
+    failed,
+    growth,
+    flat: Math.abs(growth - 1) <= 0.15,
+  };
+}
+
+/** Asks the heap probe for a full GC and the live heap after it (MiB); waits for its `line`-th report. */
+async function liveHeap(pid: number, file: string, line: number): Promise<number> {
+  process.kill(pid, "SIGUSR2");
+  for (let attempt = 0; attempt < 100; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const lines = (await readFile(file, "utf8").catch(() => "")).trim().split("\n");
+    if (lines.length >= line && lines[line - 1] !== "") {
+      return (JSON.parse(lines[line - 1]!) as { heapUsed: number }).heapUsed / 2 ** 20;
+    }
+  }
+  return Number.NaN;
+}
+
+async function profileGateway(upstream: string, body: Buffer, upstreamPid: number) {
+  const directory = join(tmp, `profile-${Date.now()}`);
+  await mkdir(directory, { recursive: true });
+  const spawned = Date.now();
+  const { process: gateway, port } = await startGateway(upstream, {
+    nodeOptions: ["--cpu-prof", "--cpu-prof-dir", directory],
+  });
+  const target = gatewayTarget("promptgate", port, gateway.pid);
+  await runLoad(target, body, 64, { seconds: settings.warmupSeconds }, upstreamPid);
+  const skipMs = Date.now() - spawned;
+  const sample = await runLoad(target, body, 64, { seconds: settings.profileSeconds }, upstreamPid);
+  log(`  profiled: ${sample.requestsPerSecond.toFixed(0)} req/s under the profiler`);
+  // SIGTERM runs the gateway's own shutdown, whose process.exit() writes the profile.
+  await gateway.stop(15_000);
+  const summary = await summarizeProfile(directory, skipMs);
+  await rm(directory, { recursive: true, force: true });
+  return summary;
+}
+
+async function main(): Promise<void> {
+  const date = new Date().toISOString();
+  const machineBefore = machine();
+  // What is measured is the working tree as the run starts: its commit, and whether src/ differs from it.
+  const commit = await run("git", ["rev-parse", "HEAD"], { cwd: root }).then(
+    (output) => output.stdout.trim(),
+    () => "unknown",
+  );
+  const dirty = await run("git", ["status", "--porcelain", "--", "src"], { cwd: root }).then(
+    (output) => output.stdout.trim() !== "",
+    () => false,
+  );
+  const body = Buffer.from(JSON.stringify(chatRequest(realisticMessageChars)));
+  log(
+    `promptgate bench: ${machineBefore.cpus} × ${machineBefore.cpuModel}, Node ${machineBefore.node}, body ${body.byteLength} bytes`,
+  );
+
+  const upstream = await tracked(startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root }));
+  const upstreamBase = `http://127.0.0.1:${upstream.port}`;
+  const bare = await tracked(
+    startProcess([...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, { cwd: root }),
+  );
+  const gateway = await startGateway(upstreamBase);
+  const targets: Target[] = [
+    {
+      key: "direct",
+      label: "(a) direct to upstream",
+      url: `${upstreamBase}${openaiPath}`,
+      headers: auth,
+      pid: upstream.process.pid,
+    },
+    {
+      key: "bare",
+      label: "(b) bare Node proxy",
+      url: `http://127.0.0.1:${bare.port}${openaiPath}`,
+      headers: auth,
+      pid: bare.process.pid,
+    },
+    gatewayTarget("(c) promptgate", gateway.port, gateway.process.pid),
+  ];
+  const skipped: RunResults["skipped"] = [];
+  try {
+    const portkey = await tracked(startPortkey(await installPortkey(tmp)));
+    const target: Target = {
+      key: "portkey",
+      label: `(d) Portkey ${portkeyVersion}`,
+      url: `http://127.0.0.1:${portkey.port}${openaiPath}`,
+      headers: { ...auth, "x-portkey-provider": "openai", "x-portkey-custom-host": `${upstreamBase}/v1` },
+      pid: portkey.process.pid,
+    };
+    // A peer that cannot install, start or forward here is reported as skipped; the other three still run.
+    await check(target, body).catch(async (error: unknown) => {
+      await portkey.process.stop();
+      throw error;
+    });
+    targets.push(target);
+  } catch (error) {
+    skipped.push({ target: "(d) Portkey", reason: error instanceof Error ? error.message : String(error) });
+  }
+
+  const gatewayHeaders = await check(targets.find((target) => target.key === "promptgate")!, body);
+  if (gatewayHeaders["x-promptgate-validation"] !== "valid") throw new Error("promptgate did not validate the answer.");
+  for (const target of targets) await check(target, body);
+  log(`promptgate prompt_size: ${gatewayHeaders["x-promptgate-prompt-size"]}`);
+
+  for (const target of targets)
+    await runLoad(target, body, 16, { seconds: settings.warmupSeconds }, upstream.process.pid);
+  const samples: Array<LoadSample & { target: string }> = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const connections of settings.connections) {
+      for (const target of targets) {
+        const sample = await runLoad(target, body, connections, { seconds: settings.seconds }, upstream.process.pid);
+        samples.push({ ...sample, target: target.key });
+        log(
+          `round ${round} ${target.key.padEnd(10)} c=${String(connections).padStart(2)} ${sample.requestsPerSecond.toFixed(0).padStart(6)} req/s p50 ${sample.p50.toFixed(2)} ms p99 ${sample.p99.toFixed(2)} ms failed ${sample.failed} other load ${sample.foreignCores?.toFixed(2)} cores`,
+        );
+      }
+    }
+  }
+  const peaks = new Map(targets.map((target) => [target.key, memoryMiB(target.pid)?.peak]));
+  // Every child but the upstream (the first), which the RSS check and the profile still need.
+  for (const child of children.slice(1)) await child.stop();
+
+  log("RSS over time (fresh promptgate)…");
+  const rss = await measureRss(upstreamBase, body, upstream.process.pid);
+  log("CPU profile of promptgate under load…");
+  const profile = await profileGateway(upstreamBase, body, upstream.process.pid);
+  await upstream.process.stop();
+  log("microbenchmarks…");
+  const micro = await runMicro((result) => log(`  ${result.name}: ${result.mean.toFixed(4)} ms`));
+
+  const load = aggregate(samples);
+  const results: RunResults = {
+    date,
+    command: `npm run bench${quick ? " -- --quick" : ""}`,
+    machine: machineBefore,
+    source: { commit, srcModified: dirty },
+    loadAverageAfter: loadavg()[0] ?? 0,
+    settings: {
+      ...settings,
+      requestBodyBytes: body.byteLength,
+      promptSize: JSON.parse(gatewayHeaders["x-promptgate-prompt-size"] ?? "null"),
+    },
+    targets: targets.map((target) => ({ key: target.key, label: target.label, peakRssMiB: peaks.get(target.key) })),
+    skipped,
+    load,
+    ratios: settings.connections.map((connections) => ({
+      connections,
+      promptgateOverBare: ratio(load, "bare", connections),
+      promptgateOverPortkey: ratio(load, "portkey", connections),
+    })),
+    rss,
+    profile,
+    micro,
+  };
+  const list = verdicts(results);
+  const resultsDirectory = join(root, "bench", "results");
+  await mkdir(resultsDirectory, { recursive: true });
+  const file = join(resultsDirectory, `${date.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
+  // Four decimals are more than any figure here can claim.
+  const rounded = (_key: string, value: unknown) =>
+    typeof value === "number" && !Number.isInteger(value) ? Math.round(value * 1e4) / 1e4 : value;
+  await writeFile(file, `${JSON.stringify({ ...results, verdicts: list }, rounded, 2)}\n`);
+  // In the repository's own format, so that `npm run lint` passes with the file committed.
+  await run("npx", ["biome", "format", "--write", file], { cwd: root }).catch(() => undefined);
+  process.stdout.write(`${markdown(results)}\n\n${verdictTable(list)}\n\nResults: ${file}\n`);
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) await child.stop();
+}

@@ -1,0 +1,252 @@
+// The per-call costs that do not need a socket: measuring a request, counting code points, projecting the
+// schema for Gemini, validating an answer. `npm run bench:micro` runs these alone; `npm run bench` runs them too.
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { Bench } from "tinybench";
+import { nestsDeeperThan } from "../src/http/read-body.js";
+import { canonicalJson } from "../src/json/canonical-json.js";
+import { type ParsedCall, parseCall, prepareCall } from "../src/pipeline/prepare-call.js";
+import { loadPolicies } from "../src/policy/load-policies.js";
+import type { PolicyVersion } from "../src/policy/policy.js";
+import { readPolicyFiles } from "../src/runtime/node/node-gateway.js";
+import { compiledValidator } from "../src/schema/compile-validator.js";
+import { validateAnswer } from "../src/schema/diagnostics.js";
+import { projectForGemini } from "../src/schema/gemini-projection.js";
+import { openaiSurface } from "../src/surfaces/openai/openai-surface.js";
+import type { MeasuredEndpoint } from "../src/surfaces/surface.js";
+import { codePoints } from "../src/window/code-points.js";
+import { measure, noCachedPrefix } from "../src/window/prompt-size.js";
+import {
+  chatRequest,
+  chatRequestOfBytes,
+  investigationAnswerText,
+  investigationSchema,
+  prose,
+  realisticMessageChars,
+} from "./fixtures.js";
+
+/** One microbenchmark's figures, in milliseconds per operation. */
+export interface MicroResult {
+  name: string;
+  /** Input size in bytes, where the size is the point. */
+  bytes?: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  samples: number;
+  /** Mean milliseconds per MiB of input, where `bytes` is given. */
+  msPerMiB?: number;
+}
+
+const path = "/chat/completions";
+const mebibyte = 1024 * 1024;
+
+async function investigationPolicy(): Promise<PolicyVersion> {
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const policySchema = JSON.parse(await readFile(`${root}schemas/policy.schema.json`, "utf8"));
+  const policies = await loadPolicies(await readPolicyFiles(`${root}policies`), policySchema);
+  return policies.resolve("investigation.bounded");
+}
+
+function chatEndpoint(): MeasuredEndpoint {
+  const endpoint = openaiSurface.match("POST", path);
+  if (endpoint === undefined || endpoint.kind !== "generate") throw new Error("No chat completions endpoint.");
+  return endpoint;
+}
+
+interface TimingOptions {
+  /** Milliseconds per task and pass (after a warm-up); at least `iterations` samples are taken. */
+  time?: number;
+  iterations?: number;
+  bytes?: number;
+}
+
+/** The latency samples (ms) of one task run for about `time` ms after a warm-up. */
+async function samplesOf(name: string, task: () => unknown, options: TimingOptions): Promise<readonly number[]> {
+  const bench = new Bench({
+    time: options.time ?? 1_000,
+    iterations: options.iterations ?? 64,
+    warmupIterations: 8,
+    retainSamples: true,
+  });
+  bench.add(name, task);
+  await bench.run();
+  const result = bench.tasks[0]?.result;
+  if (result === undefined || !("latency" in result) || result.latency.samples === undefined) {
+    throw new Error(`${name} did not complete.`);
+  }
+  return result.latency.samples;
+}
+
+/** The figures of a task from its samples, pooled over every pass. */
+function figuresOf(name: string, samples: readonly number[], bytes: number | undefined): MicroResult {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? 0;
+  const mean = sorted.reduce((sum, value) => sum + value, 0) / sorted.length;
+  const figures: MicroResult = { name, mean, p50: at(0.5), p99: at(0.99), samples: sorted.length };
+  if (bytes !== undefined) {
+    figures.bytes = bytes;
+    figures.msPerMiB = mean / (bytes / mebibyte);
+  }
+  return figures;
+}
+
+/** Runs one task for about `time` ms (at least `iterations` times) after a warm-up, and returns its figures. */
+async function timed(name: string, task: () => unknown, options: TimingOptions = {}): Promise<MicroResult> {
+  return figuresOf(name, await samplesOf(name, task, options), options.bytes);
+}
+
+/**
+ * Runs several tasks in `passes` alternating passes and pools each task's samples, so that a burst of other work
+ * on the machine lands on every task alike rather than on whichever ran at that moment.
+ */
+async function alternating(
+  tasks: ReadonlyArray<{ name: string; task: () => unknown; options: TimingOptions }>,
+  passes: number,
+): Promise<MicroResult[]> {
+  const pooled = tasks.map(() => [] as number[]);
+  for (let pass = 0; pass < passes; pass++) {
+    for (const [index, { name, task, options }] of tasks.entries()) {
+      pooled[index]!.push(...(await samplesOf(name, task, options)));
+    }
+  }
+  return tasks.map(({ name, options }, index) => figuresOf(name, pooled[index]!, options.bytes));
+}
+
+/** Every microbenchmark, in order; `log` hears each result as it is done. */
+export async function runMicro(log: (result: MicroResult) => void = () => undefined): Promise<MicroResult[]> {
+  const policy = await investigationPolicy();
+  const endpoint = chatEndpoint();
+  const results: MicroResult[] = [];
+  const add = (result: MicroResult) => {
+    results.push(result);
+    log(result);
+  };
+  const context = { check: "preflight" as const, policy, cachedPrefix: noCachedPrefix };
+
+  // Three sizes in alternating passes: their ratios are the linearity check.
+  const sizes = [
+    { label: "20 KB", bytes: 20 * 1024, time: 400, iterations: 32 },
+    { label: "1 MB", bytes: mebibyte, time: 700, iterations: 16 },
+    { label: "10 MB", bytes: 10 * mebibyte, time: 1_500, iterations: 5 },
+  ];
+  const sizeTasks = sizes.flatMap(({ label, bytes, time, iterations }) => {
+    const body = chatRequestOfBytes(bytes);
+    const parsed = parseCall(endpoint, body, path);
+    const options = { time, iterations, bytes: body.byteLength };
+    return [
+      {
+        name: `parseCall + measure, ${label} request`,
+        task: () => measure(parseCall(endpoint, body, path).call, context),
+        options,
+      },
+      { name: `measure alone (parsed call), ${label} request`, task: () => measure(parsed.call, context), options },
+    ];
+  });
+  for (const result of await alternating(sizeTasks, 3)) add(result);
+
+  // What the 1 MB figure is made of: the floor any JSON gateway pays (decode and parse), and the depth scan.
+  const megabyteBody = chatRequestOfBytes(mebibyte);
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  add(
+    await timed("floor: TextDecoder + JSON.parse alone, 1 MB request", () => JSON.parse(decoder.decode(megabyteBody)), {
+      bytes: megabyteBody.byteLength,
+    }),
+  );
+  add(
+    await timed("nestsDeeperThan (depth scan) alone, 1 MB request", () => nestsDeeperThan(megabyteBody, 512), {
+      bytes: megabyteBody.byteLength,
+    }),
+  );
+
+  const text = prose(mebibyte);
+  add(await timed("codePoints, 1 MiB code units, no surrogates", () => codePoints(text), { bytes: text.length * 2 }));
+  const withEmoji = `${text.slice(0, mebibyte - 2)}😀`.replace(/ the /g, " 😀 ");
+  add(
+    await timed("codePoints, 1 MiB code units, with surrogate pairs", () => codePoints(withEmoji), {
+      bytes: withEmoji.length * 2,
+    }),
+  );
+
+  const realistic = new TextEncoder().encode(JSON.stringify(chatRequest(realisticMessageChars)));
+  add(
+    await timed(
+      "parseCall + prepareCall (both checks), realistic call",
+      () => {
+        const parsed: ParsedCall = parseCall(endpoint, realistic, path);
+        return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix, {});
+      },
+      { bytes: realistic.byteLength },
+    ),
+  );
+
+  let distinct = 0;
+  // A description no earlier schema had makes the canonical JSON new, so every cache misses.
+  const freshSchema = (): Record<string, unknown> => ({ ...investigationSchema, description: `cold ${distinct++}` });
+  add(
+    await timed("Gemini projection of v22, cold", () =>
+      projectForGemini(freshSchema(), "nested", "responseJsonSchema"),
+    ),
+  );
+  add(
+    await timed("Gemini projection of v22, cached", () =>
+      projectForGemini(investigationSchema, "nested", "responseJsonSchema"),
+    ),
+  );
+
+  const answer = investigationAnswerText(10 * 1024);
+  if (!validateAnswer(investigationSchema, answer).valid) throw new Error("The 10 KB answer does not validate.");
+  add(
+    await timed(
+      "validate 10 KB answer, cold (v22 has $id: own Ajv instance)",
+      () => validateAnswer(freshSchema(), answer),
+      {
+        time: 2_000,
+        iterations: 16,
+      },
+    ),
+  );
+  const { $id: _id, ...withoutId } = investigationSchema;
+  add(
+    await timed(
+      "validate 10 KB answer, cold, v22 without $id (shared Ajv)",
+      () => validateAnswer({ ...withoutId, description: `cold ${distinct++}` }, answer),
+      { time: 2_000, iterations: 16 },
+    ),
+  );
+  add(await timed("validate 10 KB answer, cached validator", () => validateAnswer(investigationSchema, answer)));
+  // What the cached figure is made of: the cache key, parsing the answer, and Ajv's own check.
+  add(await timed("  of which: cache key (canonicalJson of v22)", () => canonicalJson(investigationSchema)));
+  add(await timed("  of which: JSON.parse of the 10 KB answer", () => JSON.parse(answer)));
+  const { validate } = compiledValidator(investigationSchema);
+  const parsedAnswer: unknown = JSON.parse(answer);
+  add(await timed("  of which: Ajv validate function alone", () => validate(parsedAnswer)));
+  return results;
+}
+
+/** A Markdown table of microbenchmark results. */
+export function microTable(results: readonly MicroResult[]): string {
+  const rows = results.map((result) => {
+    const perMiB = result.msPerMiB === undefined ? "" : result.msPerMiB.toFixed(3);
+    const size = result.bytes === undefined ? "" : formatBytes(result.bytes);
+    return `| ${result.name} | ${size} | ${formatMs(result.mean)} | ${formatMs(result.p50)} | ${formatMs(result.p99)} | ${perMiB} | ${result.samples} |`;
+  });
+  return [
+    "| microbenchmark | input | mean ms | p50 ms | p99 ms | ms per MiB | samples |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows,
+  ].join("\n");
+}
+
+function formatMs(ms: number): string {
+  return ms < 0.1 ? ms.toFixed(4) : ms < 10 ? ms.toFixed(3) : ms.toFixed(1);
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= mebibyte ? `${(bytes / mebibyte).toFixed(2)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const results = await runMicro((result) => process.stdout.write(`  ${result.name}: ${formatMs(result.mean)} ms\n`));
+  process.stdout.write(`\n${microTable(results)}\n`);
+}

@@ -1,0 +1,161 @@
+import { execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
+
+/** A process the bench started and measures from /proc. */
+export interface BenchProcess {
+  readonly pid: number;
+  /** Stops it: SIGTERM, then SIGKILL after `graceMs`. Resolves once it has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** How a child announces that it is ready, from its stdout. */
+export type ReadyMatcher = (stdout: string) => number | undefined;
+
+/** The bench children's ready line: `{"ready":true,"port":N}`. */
+export const readyLine: ReadyMatcher = (stdout) => {
+  const line = stdout.split("\n").find((candidate) => candidate.startsWith('{"ready":true'));
+  return line === undefined ? undefined : (JSON.parse(line) as { port: number }).port;
+};
+
+/** promptgate's start-up line: `promptgate listening on http://127.0.0.1:PORT (…)`. */
+export const promptgateListening: ReadyMatcher = (stdout) => {
+  const port = /promptgate listening on http:\/\/[^:\s]+:(\d+)/.exec(stdout)?.[1];
+  return port === undefined ? undefined : Number(port);
+};
+
+/**
+ * Starts `node …args` and resolves with the process and its port once `ready` finds the port in its stdout,
+ * or, when `ready` is a port number, once that port accepts connections.
+ */
+export function startProcess(
+  args: readonly string[],
+  environment: Record<string, string>,
+  ready: ReadyMatcher | number,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ process: BenchProcess; port: number }> {
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...environment },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-4_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const handle: BenchProcess = {
+    pid: child.pid ?? 0,
+    async stop(graceMs = 3_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${args.join(" ")} did not start in time: ${stderr}`));
+    }, options.timeoutMs ?? 30_000);
+    let started = false;
+    const resolveOnce = (port: number) => {
+      if (started) return;
+      started = true;
+      clearTimeout(timer);
+      resolve({ process: handle, port });
+    };
+    if (typeof ready === "number") {
+      waitForPort(ready, options.timeoutMs).then(() => resolveOnce(ready), reject);
+    }
+    child.stdout.on("data", (chunk: Buffer) => {
+      // Only the start-up output is looked at; later output is read and dropped so that the pipe never fills.
+      if (started || typeof ready === "number") return;
+      stdout += chunk.toString("utf8");
+      const port = ready(stdout);
+      if (port !== undefined) resolveOnce(port);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.join(" ")} exited with ${code} before it was ready: ${stderr}`));
+    });
+  });
+}
+
+/** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
+export async function waitForPort(port: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1");
+      socket.once("connect", () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once("error", () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`Nothing listens on port ${port}.`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A free TCP port on 127.0.0.1 (for a child that cannot be told to pick one itself). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User plus system CPU seconds a process has used so far (all its threads), or undefined without /proc. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Current (`VmRSS`) and peak (`VmHWM`) resident memory of a process in MiB, or undefined without /proc. */
+export function memoryMiB(pid: number): { rss: number; peak: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rss: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine has been busy (all cores, steal excluded) and stolen by the hypervisor. */
+export function machineCpuSeconds(): { busy: number; steal: number } | undefined {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    // cpu  user nice system idle iowait irq softirq steal …
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return {
+      busy: ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) / clockTicks,
+      steal: (steal ?? 0) / clockTicks,
+    };
+  } catch {
+    return undefined;
+  }
+}
