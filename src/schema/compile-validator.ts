@@ -46,6 +46,9 @@ const invalidSchemaMessage =
 const notPrecompiledMessage =
   "This deployment validates only the named schemas compiled into it; send one of them, or name it with x-promptgate-schema.";
 
+/** Validators by schema object, for objects seen before; replaced whenever the precompiled set changes. */
+let byObject = new WeakMap<object, CompiledValidator>();
+
 /** Validators compiled ahead of time, by key; consulted before the cache. */
 const precompiled = new Map<string, CompiledValidator>();
 
@@ -71,6 +74,16 @@ const sharedInstances = new Map<string, AjvInstance>();
  * that cannot compile, e.g. an invalid one or one with an external `$ref`.
  */
 export function compiledValidator(schema: unknown): CompiledValidator {
+  // One call asks twice for the same schema object (before sending, then for the answer); a named schema on
+  // every call: the object's identity spares building the canonical key again.
+  const known = typeof schema === "object" && schema !== null ? byObject.get(schema) : undefined;
+  if (known !== undefined) return known;
+  const validator = validatorFor(schema);
+  if (typeof schema === "object" && schema !== null) byObject.set(schema, validator);
+  return validator;
+}
+
+function validatorFor(schema: unknown): CompiledValidator {
   const key = canonicalJson(schema);
   const ahead = precompiled.get(key);
   if (ahead !== undefined) return ahead;
@@ -93,6 +106,7 @@ export function usePrecompiledValidators(
   options: { compileOthers: boolean },
 ): void {
   precompiled.clear();
+  byObject = new WeakMap();
   for (const { key, validator } of validators) precompiled.set(key, validator);
   compileOthers = options.compileOthers;
 }
