@@ -5,11 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { type ReplayReport, replay } from "../../src/cli/replay.js";
-import type { RequestReport } from "../../src/cli/replay-request.js";
-import type { ReplayFile } from "../../src/cli/stored-requests.js";
-import { UsageError } from "../../src/cli/usage-error.js";
 import { loadPolicies } from "../../src/policy/load-policies.js";
+import { type ReplayReport, replay } from "../../src/runtime/node/cli/replay.js";
+import type { RequestReport } from "../../src/runtime/node/cli/replay-request.js";
+import type { ReplayFile } from "../../src/runtime/node/cli/stored-requests.js";
+import { UsageError } from "../../src/runtime/node/cli/usage-error.js";
 import { readNamedSchemas, readPolicyFiles } from "../../src/runtime/node/node-gateway.js";
 import { compactJsonCodePoints } from "../../src/window/code-points.js";
 

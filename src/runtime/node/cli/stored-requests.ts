@@ -1,5 +1,5 @@
-import type { Surface } from "../surfaces/surface.js";
-import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
+import type { Surface } from "../../../surfaces/surface.js";
+import { isObject, type JsonObject } from "../../../surfaces/wire-fields.js";
 import { inferRoute } from "./infer-route.js";
 import { UsageError } from "./usage-error.js";
 

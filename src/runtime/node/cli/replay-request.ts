@@ -1,9 +1,9 @@
-import { GatewayError } from "../errors/gateway-error.js";
-import { type Measurements, parseCall, prepareCall } from "../pipeline/prepare-call.js";
-import type { PolicyVersion } from "../policy/policy.js";
-import type { MeasuredEndpoint } from "../surfaces/surface.js";
-import { surfaces } from "../surfaces/surfaces.js";
-import { type CachedPrefix, noCachedPrefix, type PromptSize } from "../window/prompt-size.js";
+import { GatewayError } from "../../../errors/gateway-error.js";
+import { type Measurements, parseCall, prepareCall } from "../../../pipeline/prepare-call.js";
+import type { PolicyVersion } from "../../../policy/policy.js";
+import type { MeasuredEndpoint } from "../../../surfaces/surface.js";
+import { surfaces } from "../../../surfaces/surfaces.js";
+import { type CachedPrefix, noCachedPrefix, type PromptSize } from "../../../window/prompt-size.js";
 import type { StoredProblem, StoredRequest } from "./stored-requests.js";
 
 /** What replaying one stored request found: its sizes under both checks and whether the gateway would send it. */

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { ConfigError, readConfig } from "../config.js";
-import { loadPolicies, PolicyFileError } from "../policy/load-policies.js";
-import type { PolicyRegistry } from "../policy/policy-registry.js";
-import { readNamedSchemas, readPolicyFiles } from "../runtime/node/node-gateway.js";
+import { ConfigError, readConfig } from "../../../config.js";
+import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
+import type { PolicyRegistry } from "../../../policy/policy-registry.js";
+import { readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
 import type { CliIo, ExitCode } from "./cli-io.js";
 import { replay } from "./replay.js";
 import type { ReplayFile } from "./stored-requests.js";

@@ -1,6 +1,6 @@
-import { GatewayError } from "../errors/gateway-error.js";
-import type { PolicyVersion } from "../policy/policy.js";
-import type { PolicyRegistry } from "../policy/policy-registry.js";
+import { GatewayError } from "../../../errors/gateway-error.js";
+import type { PolicyVersion } from "../../../policy/policy.js";
+import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { type ReplayContext, type RequestReport, replayRequest } from "./replay-request.js";
 import { type ReplayFile, readStoredRequests } from "./stored-requests.js";
 import { UsageError } from "./usage-error.js";
