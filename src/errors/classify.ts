@@ -1,3 +1,4 @@
+import { jsonObjectOf } from "../json/json-object-of.js";
 import {
   classOfStatus,
   clientStatusOf,
@@ -56,7 +57,7 @@ const redactedTextLength = 65_536;
  * redacted.
  */
 export function classifyUpstreamAnswer(answer: FailedAnswer, context: ClassifyContext): GatewayError {
-  const body = parseObject(answer.text);
+  const body = jsonObjectOf(answer.text);
   const hint = body === undefined ? undefined : context.recognise?.(answer.status, body);
   const code = hint?.code ?? classOfStatus(answer.status);
   const retryAfterMs = retryAfterOf(answer.headers, context.now) ?? hint?.retryAfterMs;
@@ -100,15 +101,4 @@ function describeCause(cause: unknown, depth = 0): string {
   const code = (cause as { code?: unknown }).code;
   const inner = depth < 2 && cause.cause !== undefined ? ` (cause: ${describeCause(cause.cause, depth + 1)})` : "";
   return `${cause.name}${typeof code === "string" ? ` ${code}` : ""}: ${cause.message}${inner}`;
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

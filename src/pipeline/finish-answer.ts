@@ -1,11 +1,12 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
 import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
-import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
+import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";
 import type { PreparedCall } from "./prepare-call.js";
@@ -64,7 +65,7 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   const validating = output !== undefined && schema !== undefined && input.policy.policy.validation.enabled;
   if (prepared.call.stream) return finishStream(input, validating ? output : undefined);
   const bytes = await response.bytes();
-  const body = parseObject(bytes);
+  const body = jsonObjectOf(bytes);
   if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
   if (validating) sent = validateWholeAnswer(input, output, bytes, body);
@@ -185,7 +186,7 @@ async function remember(input: FinishInput, response: JsonObject): Promise<void>
 async function relaySchemaRejection(input: FinishInput, output: StructuredOutput): Promise<FinishedAnswer> {
   const { response, record } = input;
   const bytes = await response.bytes();
-  const errorBody = parseObject(bytes);
+  const errorBody = jsonObjectOf(bytes);
   if (errorBody !== undefined && output.rejectsSchema(errorBody)) {
     const validation = providerRejection("schema");
     record.validation = validation;
@@ -196,13 +197,4 @@ async function relaySchemaRejection(input: FinishInput, output: StructuredOutput
     });
   }
   return { response: await answerFailure(failedCall(input, bytes)), recordLater: false };
-}
-
-function parseObject(bytes: Uint8Array): JsonObject | undefined {
-  try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,6 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
+import { jsonObjectOf } from "../json/json-object-of.js";
 import type { ProxyEndpoint } from "../surfaces/surface.js";
-import { isObject } from "../surfaces/wire-fields.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { rememberPrefix } from "./remember-prefix.js";
 
@@ -19,13 +19,8 @@ export async function relayProxied(
     return relayResponse(response, headers);
   }
   const bytes = await response.bytes();
-  let body: unknown;
-  try {
-    body = bytes.length === 0 ? {} : JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    body = undefined;
-  }
-  const effect = isObject(body) ? endpoint.prefixEffect(body, path, deps.now().getTime()) : undefined;
+  const body = bytes.length === 0 ? {} : jsonObjectOf(bytes);
+  const effect = body === undefined ? undefined : endpoint.prefixEffect(body, path, deps.now().getTime());
   if (effect !== undefined) await rememberPrefix(deps, effect, undefined);
   return new Response(bytes, { status: response.status, headers: relayedHeaders(response, headers) });
 }

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { jsonObjectOf } from "../json/json-object-of.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import { eventSplitter } from "./sse-events.js";
 
@@ -69,7 +70,7 @@ export function relayStream(
         out += raw;
         continue;
       }
-      const data = parseObject(event.data);
+      const data = jsonObjectOf(event.data);
       if (event.event === "error" || isObject(data?.error)) {
         failed = true;
         out += failures.replaceErrorEvent(event.data) ?? raw;
@@ -131,15 +132,6 @@ export function relayStream(
       return reader.cancel(reason);
     },
   });
-}
-
-function parseObject(data: string): JsonObject | undefined {
-  try {
-    const value: unknown = JSON.parse(data);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function readArray(text: string, observer: StreamObserver): void {

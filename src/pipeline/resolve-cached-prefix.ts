@@ -1,10 +1,10 @@
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { canonicalJson } from "../json/canonical-json.js";
+import { jsonObjectOf } from "../json/json-object-of.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import { isObject } from "../surfaces/wire-fields.js";
 import { type CachedPrefix, noCachedPrefix } from "../window/prompt-size.js";
 import { isSuccess } from "./relay-response.js";
 import { sendUpstream } from "./send-upstream.js";
@@ -66,13 +66,8 @@ async function providerTokenCount(
   const response = await sendUpstream(deps, call, lookup.path, undefined, "GET");
   const bytes = await response.bytes();
   if (!isSuccess(response.status)) throw unknownPrefix();
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw unknownPrefix();
-  }
-  const tokens = isObject(body) ? lookup.tokensOf(body) : undefined;
+  const body = jsonObjectOf(bytes);
+  const tokens = body === undefined ? undefined : lookup.tokensOf(body);
   if (tokens === undefined || !Number.isFinite(tokens) || tokens < 0) throw unknownPrefix();
   return tokens;
 }
