@@ -1,4 +1,5 @@
 import { canonicalJson } from "./canonical-json.js";
+import { compactJson } from "./compact-json.js";
 
 /**
  * Calls `visit` with every balanced `{…}` span of `text` at least `minLength` long, found in
@@ -39,13 +40,16 @@ function canonicalOf(candidate: string): string | undefined {
  * never less.
  */
 export function containsJsonValue(text: string, value: unknown): boolean {
-  const compact = JSON.stringify(value);
-  if (compact === undefined || compact[0] !== "{") return false;
+  const compact = compactJson(value);
+  if (compact[0] !== "{") return false;
   const shortest = Math.ceil(compact.length / 2);
-  if (text.length < shortest) return false;
+  if (text.length < shortest || !text.includes("{")) return false;
   if (text.includes(compact)) return true;
-  const wanted = canonicalJson(value);
-  return forEachObjectSpan(text, shortest, (span) => canonicalOf(span) === wanted);
+  let wanted: string | undefined;
+  return forEachObjectSpan(text, shortest, (span) => {
+    wanted ??= canonicalJson(value);
+    return canonicalOf(span) === wanted;
+  });
 }
 
 /** The canonical JSON of the JSON objects of 16 characters or more embedded in `text` (at most `limit`, innermost first). */

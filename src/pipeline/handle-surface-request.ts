@@ -76,7 +76,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     }
     const policy = await resolvePolicy(deps, input.policyRef, record.case);
     record.policy = policy.ref;
-    deadline = startDeadline(deadlineSecondsOf(policy.policy));
+    deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const call = openUpstreamCall(deps, { surface, request, url, credential, deadline });
     if (endpoint.kind === "proxy") {
       const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);

@@ -11,13 +11,20 @@ const droppedHeaders = new Set([
   "te",
 ]);
 
-/** The provider's response headers without hop-by-hop ones, plus the gateway's own. */
-export function relayedHeaders(upstream: UpstreamResponse, extraHeaders: Record<string, string>): Headers {
-  const headers = new Headers();
+/**
+ * The provider's response headers without hop-by-hop ones, plus the gateway's own. A plain
+ * object of lowercase names (as both transports give them), which the Node server writes
+ * without building a `Headers`.
+ */
+export function relayedHeaders(
+  upstream: UpstreamResponse,
+  extraHeaders: Record<string, string>,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(upstream.headers)) {
-    if (!droppedHeaders.has(name)) headers.set(name, value);
+    if (!droppedHeaders.has(name)) headers[name] = value;
   }
-  for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
+  for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
   return headers;
 }
 

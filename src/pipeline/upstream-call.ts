@@ -41,7 +41,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
   return {
     ...start,
     upstream: config.upstreams[start.surface.name],
-    signal: AbortSignal.any([start.request.signal, start.deadline.signal]),
+    signal: start.deadline.signal,
     secrets,
   };
 }

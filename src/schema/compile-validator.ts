@@ -5,6 +5,7 @@ import addFormats from "ajv-formats";
 import { LRUCache } from "lru-cache";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { canonicalJson } from "../json/canonical-json.js";
+import { compactJson } from "../json/compact-json.js";
 import { withDiscriminators } from "./diagnose-discriminators.js";
 import { inlineLocalRefs } from "./diagnose-inline-refs.js";
 import { isSchemaNode, type SchemaNode } from "./schema-nodes.js";
@@ -49,6 +50,13 @@ const notPrecompiledMessage =
 /** Validators by schema object, for objects seen before; replaced whenever the precompiled set changes. */
 let byObject = new WeakMap<object, CompiledValidator>();
 
+/**
+ * Validators by the schema's compact JSON, for a schema each request parses anew in the same
+ * spelling: its compact JSON is already built to measure it, while the canonical key sorts
+ * every object first. Cleared whenever the precompiled set changes.
+ */
+const byText = new LRUCache<string, CompiledValidator>({ max: 256 });
+
 /** Validators compiled ahead of time, by key; consulted before the cache. */
 const precompiled = new Map<string, CompiledValidator>();
 
@@ -75,11 +83,14 @@ const sharedInstances = new Map<string, AjvInstance>();
  */
 export function compiledValidator(schema: unknown): CompiledValidator {
   // One call asks twice for the same schema object (before sending, then for the answer); a named schema on
-  // every call: the object's identity spares building the canonical key again.
-  const known = typeof schema === "object" && schema !== null ? byObject.get(schema) : undefined;
+  // every call: the object's identity spares building a key again.
+  const isObject = typeof schema === "object" && schema !== null;
+  const known = isObject ? byObject.get(schema) : undefined;
   if (known !== undefined) return known;
-  const validator = validatorFor(schema);
-  if (typeof schema === "object" && schema !== null) byObject.set(schema, validator);
+  const text = compactJson(schema);
+  const validator = byText.get(text) ?? validatorFor(schema);
+  byText.set(text, validator);
+  if (isObject) byObject.set(schema, validator);
   return validator;
 }
 
@@ -107,6 +118,7 @@ export function usePrecompiledValidators(
 ): void {
   precompiled.clear();
   byObject = new WeakMap();
+  byText.clear();
   for (const { key, validator } of validators) precompiled.set(key, validator);
   compileOthers = options.compileOthers;
 }

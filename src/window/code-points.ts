@@ -1,3 +1,5 @@
+import { compactForm } from "../json/compact-json.js";
+
 const surrogate = /[\uD800-\uDFFF]/;
 
 /**
@@ -32,10 +34,7 @@ export function codePointsOf(texts: readonly string[]): number {
 /** Counts a structured value as its compact JSON (`JSON.stringify` without spaces). */
 export function compactJsonCodePoints(value: unknown): number {
   if (value === undefined) return 0;
-  return codePoints(compactJson(value));
-}
-
-/** Compact JSON of a value; `undefined` becomes the empty string. */
-export function compactJson(value: unknown): string {
-  return JSON.stringify(value) ?? "";
+  const form = compactForm(value);
+  form.chars ??= codePoints(form.text);
+  return form.chars;
 }

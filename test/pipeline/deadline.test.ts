@@ -19,6 +19,27 @@ describe("a call's upstream deadline", () => {
     expect(deadline.passed()).toBe(false);
   });
 
+  it("aborts its signal when the client goes away, which is not the deadline passing", () => {
+    const client = new AbortController();
+    const deadline = startDeadline(60, client.signal);
+    client.abort(new Error("client left"));
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toMatchObject({ message: "client left" });
+    expect(deadline.passed()).toBe(false);
+    deadline.clear();
+  });
+
+  it("starts aborted for a client that already left, and stops watching the client once cleared", () => {
+    const gone = new AbortController();
+    gone.abort();
+    expect(startDeadline(60, gone.signal).signal.aborted).toBe(true);
+    const client = new AbortController();
+    const deadline = startDeadline(60, client.signal);
+    deadline.clear();
+    client.abort();
+    expect(deadline.signal.aborted).toBe(false);
+  });
+
   it("is seed 004's 960 seconds for a policy that sets none, else the policy's", () => {
     const policy: Policy = boundedPolicy.policy;
     expect(policy.upstream).toBeUndefined();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { codePoints, codePointsOf, compactJson, compactJsonCodePoints } from "../../src/window/code-points.js";
+import { compactJson } from "../../src/json/compact-json.js";
+import { codePoints, codePointsOf, compactJsonCodePoints } from "../../src/window/code-points.js";
 
 const highSurrogate = "\uD83D";
 const lowSurrogate = "\uDE00";
