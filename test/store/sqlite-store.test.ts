@@ -6,7 +6,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { schemaVersion, sqliteStore } from "../../src/runtime/node/sqlite-store.js";
+import { groupCommit, schemaVersion, sqliteStore } from "../../src/runtime/node/sqlite-store.js";
 import { callRecord, policyVersion, sha } from "./store-contract.js";
 
 const directory = mkdtempSync(join(tmpdir(), "promptgate-sqlite-"));
@@ -103,14 +103,47 @@ describe("sqliteStore", () => {
     const transaction = vi.spyOn(Database.prototype, "transaction");
     const store = sqliteStore(path);
     expect(exec).not.toHaveBeenCalled();
-    // The store prepares its freeze transaction once; a migration would add a second one.
-    expect(transaction).toHaveBeenCalledTimes(1);
+    // The store prepares its freeze and group-commit transactions once; a migration would add a third.
+    expect(transaction).toHaveBeenCalledTimes(2);
     await store.close();
 
     expect(readPragma(path, "user_version")).toBe(schemaVersion);
     const reader = new Database(path, { readonly: true });
     expect(reader.prepare("SELECT id FROM kept_by_hand").all()).toEqual([{ id: 7 }]);
     reader.close();
+  });
+
+  it("commits the writes of one turn together, each caller told once its commit is done", async () => {
+    const path = freshPath();
+    const store = sqliteStore(path);
+    const transaction = vi.spyOn(Database.prototype, "transaction");
+    const refs = Array.from({ length: 200 }, (_, index) => `ref_${index}`);
+    await Promise.all(refs.map((ref) => store.appendCall(callRecord(ref, "case-1"))));
+    expect(transaction).not.toHaveBeenCalled();
+    expect((await store.listCallsOfCase("case-1", 500)).map((record) => record.ref)).toEqual(refs);
+    await store.close();
+  });
+
+  it("writes what is still queued before it closes", async () => {
+    const path = freshPath();
+    const store = sqliteStore(path);
+    const written = store.appendCall(callRecord("ref_last", "case-1"));
+    await store.close();
+    await written;
+    const reopened = sqliteStore(path);
+    expect(await reopened.getCall("ref_last")).toMatchObject({ ref: "ref_last" });
+    await reopened.close();
+  });
+
+  it("fails a write that fails alone, and commits the rest of its group", async () => {
+    const database = new Database(freshPath());
+    database.exec("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+    const insert = database.prepare("INSERT INTO t (id) VALUES (?)");
+    const writes = groupCommit(database, ([, params]) => insert.run(...params));
+    const outcomes = await Promise.allSettled([1, 2, 2, 3].map((id) => writes.run(["insert", [id]])));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect(database.prepare("SELECT id FROM t ORDER BY id").all()).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+    database.close();
   });
 
   it("refuses a database from a newer schema version, naming the file and both versions", () => {
