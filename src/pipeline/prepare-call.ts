@@ -7,7 +7,7 @@ import { compiledValidator } from "../schema/compile-validator.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import { enforceWindow } from "../window/check.js";
-import { type CachedPrefix, measure, type PromptSize } from "../window/prompt-size.js";
+import { type CachedPrefix, countCall, measure, type PromptSize } from "../window/prompt-size.js";
 
 /** The prompt_size of each check, filled in as the checks run, so a rejected call still has them. */
 export interface Measurements {
@@ -62,7 +62,8 @@ export function prepareCall(
   const fullSchema = output === undefined ? undefined : fullSchemaOf(output.fullSchema(call, clientBody), namedSchema);
   // A named schema the client does not send natively is transported, so it counts from the start.
   const preflightCall = native || fullSchema === undefined ? call : { ...call, responseSchema: fullSchema };
-  const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix });
+  const counts = countCall(preflightCall);
+  const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix }, counts);
   measurements.preflight = preflight;
   if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
   // Creating a cached content is refused only when its content alone exceeds the limit.
@@ -73,7 +74,9 @@ export function prepareCall(
       ? undefined
       : output.transport(clientBody, fullSchema, policy.policy, native);
   const providerCall = transported === undefined ? call : endpoint.parse(transported.body, path);
-  const provider = measure(providerCall, { check: "provider", policy, cachedPrefix });
+  // An unchanged call is not counted again: only the reserve and the de-duplication differ.
+  const providerCounts = providerCall === preflightCall ? counts : countCall(providerCall);
+  const provider = measure(providerCall, { check: "provider", policy, cachedPrefix }, providerCounts);
   measurements.provider = provider;
   enforceWindow(provider, policy);
   return {

@@ -44,41 +44,58 @@ export interface MeasureContext {
   cachedPrefix: CachedPrefix;
 }
 
+/** The code points of a call's parts, which both checks of an unchanged call share. */
+export interface CallCounts {
+  /** System texts, messages and tools outside an inline cached prefix. */
+  system: number;
+  messages: number;
+  tools: number;
+  /** The inline cached prefix: its system texts, messages and tools. */
+  inline: number;
+}
+
+/** Counts the parts of a logical call (its schema is counted by `measure`, which may de-duplicate it). */
+export function countCall(call: LogicalCall): CallCounts {
+  const inline = call.inlinePrefix ?? { tools: 0, system: 0, messages: 0 };
+  let tools = 0;
+  let inlineTools = 0;
+  call.tools.forEach((tool, index) => {
+    const chars = compactJsonCodePoints(tool);
+    if (index < inline.tools) inlineTools += chars;
+    else tools += chars;
+  });
+  const inlineSystem = codePointsOf(call.system.slice(0, inline.system));
+  const inlineMessages = codePointsOf(call.messages.slice(0, inline.messages));
+  return {
+    system: codePointsOf(call.system.slice(inline.system)),
+    messages: codePointsOf(call.messages.slice(inline.messages)),
+    tools,
+    inline: inlineTools + inlineSystem + inlineMessages,
+  };
+}
+
 /**
  * Measures a logical call in code points. The preflight adds the policy's reserve and
  * counts a native schema that also stands in the system text once; the provider check
- * measures the exact representation sent, with no reserve.
+ * measures the exact representation sent, with no reserve. `counts` are the call's own,
+ * when an earlier check of the same call already has them.
  */
-export function measure(call: LogicalCall, context: MeasureContext): PromptSize {
+export function measure(call: LogicalCall, context: MeasureContext, counts = countCall(call)): PromptSize {
   const window = context.policy.policy.window;
   const preflight = context.check === "preflight";
-  const inline = call.inlinePrefix ?? { tools: 0, system: 0, messages: 0 };
-  const systemChars = codePointsOf(call.system);
-  const messageChars = codePointsOf(call.messages);
-  let toolChars = 0;
-  let inlineChars = 0;
-  call.tools.forEach((tool, index) => {
-    const chars = compactJsonCodePoints(tool);
-    if (index < inline.tools) inlineChars += chars;
-    else toolChars += chars;
-  });
-  const inlineSystemChars = codePointsOf(call.system.slice(0, inline.system));
-  const inlineMessageChars = codePointsOf(call.messages.slice(0, inline.messages));
-  inlineChars += inlineSystemChars + inlineMessageChars;
   const schemaDeduplicated =
     preflight &&
     call.responseSchema !== undefined &&
     (context.cachedPrefix.containsSchema || call.system.some((text) => containsJsonValue(text, call.responseSchema)));
   const schemaChars = schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema);
-  const prefixChars = context.cachedPrefix.chars + inlineChars;
-  const totalChars =
-    systemChars - inlineSystemChars + (messageChars - inlineMessageChars) + toolChars + schemaChars + prefixChars;
+  const prefixChars = context.cachedPrefix.chars + counts.inline;
+  const totalChars = counts.system + counts.messages + counts.tools + schemaChars + prefixChars;
   const reserveChars = preflight ? window.reserve_chars : 0;
   const size: PromptSize = {
     check: context.check,
-    system_chars: systemChars - inlineSystemChars,
-    message_chars: messageChars - inlineMessageChars,
-    tool_chars: toolChars,
+    system_chars: counts.system,
+    message_chars: counts.messages,
+    tool_chars: counts.tools,
     schema_chars: schemaChars,
     cache_prefix_chars: prefixChars,
     media_parts: call.mediaParts,
