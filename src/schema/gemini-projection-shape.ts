@@ -1,3 +1,4 @@
+import { canonicalJson } from "../json/canonical-json.js";
 /**
  * The part of a JSON Schema node that a Gemini projection keeps, in a form that can be
  * intersected (`allOf`, `$ref` with siblings) and united (`anyOf`, `oneOf`) without ever
@@ -217,14 +218,4 @@ function sameStrings(a: readonly string[], b: readonly string[] | undefined): bo
 
 function unique<T>(items: Iterable<T>): T[] {
   return [...new Set(items)];
-}
-
-/** JSON with sorted keys, so that enum values compare as JSON Schema compares them. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
