@@ -40,11 +40,14 @@ function gatewayTarget(label: string, port: number, pid: number): Target {
 }
 
 /** Starts promptgate as `npm start` does, with node options before tsx and modules preloaded after it. */
-function startGateway(upstream: string, extra: { nodeOptions?: string[]; preload?: string; heapFile?: string } = {}) {
+function startGateway(
+  upstream: string,
+  extra: { nodeOptions?: string[]; preload?: string; heapFile?: string; db?: string } = {},
+) {
   const environment = {
     PORT: "0",
     HOST: "127.0.0.1",
-    PROMPTGATE_DB: "memory",
+    PROMPTGATE_DB: extra.db ?? "memory",
     PROMPTGATE_UPSTREAM_OPENAI: `${upstream}/v1`,
     PROMPTGATE_UPSTREAM_GEMINI: "simulated",
     PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
@@ -171,6 +174,10 @@ async function main(): Promise<void> {
     startProcess([...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, { cwd: root }),
   );
   const gateway = await startGateway(upstreamBase);
+  // The same gateway on a SQLite file, the Node default (`PROMPTGATE_DB` unset): every call appends its record.
+  await mkdir(tmp, { recursive: true });
+  const sqliteFile = join(tmp, `bench-${Date.now()}.db`);
+  const gatewayOnSqlite = await startGateway(upstreamBase, { db: sqliteFile });
   const targets: Target[] = [
     {
       key: "direct",
@@ -187,6 +194,10 @@ async function main(): Promise<void> {
       pid: bare.process.pid,
     },
     gatewayTarget("(c) promptgate", gateway.port, gateway.process.pid),
+    {
+      ...gatewayTarget("(c′) promptgate, SQLite store", gatewayOnSqlite.port, gatewayOnSqlite.process.pid),
+      key: "promptgate-sqlite",
+    },
   ];
   const skipped: RunResults["skipped"] = [];
   try {
@@ -230,6 +241,7 @@ async function main(): Promise<void> {
   const peaks = new Map(targets.map((target) => [target.key, memoryMiB(target.pid)?.peak]));
   // Every child but the upstream (the first), which the RSS check and the profile still need.
   for (const child of children.slice(1)) await child.stop();
+  for (const suffix of ["", "-wal", "-shm"]) await rm(`${sqliteFile}${suffix}`, { force: true });
 
   log("RSS over time (fresh promptgate)…");
   const rss = await measureRss(upstreamBase, body, upstream.process.pid);
@@ -258,6 +270,7 @@ async function main(): Promise<void> {
       connections,
       promptgateOverBare: ratio(load, "bare", connections),
       promptgateOverPortkey: ratio(load, "portkey", connections),
+      sqliteOverBare: ratio(load, "bare", connections, "promptgate-sqlite"),
     })),
     rss,
     profile,

@@ -104,11 +104,16 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** promptgate's requests/s over another target's at one concurrency. */
-export function ratio(figures: readonly LoadFigure[], over: string, connections: number): number | undefined {
+/** promptgate's requests/s (or those of target `of`) over another target's at one concurrency. */
+export function ratio(
+  figures: readonly LoadFigure[],
+  over: string,
+  connections: number,
+  of = "promptgate",
+): number | undefined {
   const find = (target: string) =>
     figures.find((figure) => figure.target === target && figure.connections === connections)?.requestsPerSecond;
-  const promptgate = find("promptgate");
+  const promptgate = find(of);
   const other = find(over);
   return promptgate === undefined || other === undefined ? undefined : promptgate / other;
 }
@@ -138,7 +143,13 @@ export interface RunResults {
   targets: Array<Pick<Target, "key" | "label"> & { peakRssMiB?: number; note?: string }>;
   skipped: Array<{ target: string; reason: string }>;
   load: LoadFigure[];
-  ratios: Array<{ connections: number; promptgateOverBare?: number; promptgateOverPortkey?: number }>;
+  ratios: Array<{
+    connections: number;
+    promptgateOverBare?: number;
+    promptgateOverPortkey?: number;
+    /** promptgate on its SQLite store over the bare proxy. */
+    sqliteOverBare?: number;
+  }>;
   rss: RssSeries | undefined;
   profile: ProfileSummary | undefined;
   micro: MicroResult[];
@@ -157,7 +168,8 @@ export function markdown(results: RunResults): string {
       `${fixed(figure.rssMiB, 0)} | ${figure.failed} | ${fixed(figure.foreignCores, 2)} |`,
   );
   const ratios = results.ratios.map(
-    (row) => `| ${row.connections} | ${fixed(row.promptgateOverBare, 2)} | ${fixed(row.promptgateOverPortkey, 2)} |`,
+    (row) =>
+      `| ${row.connections} | ${fixed(row.promptgateOverBare, 2)} | ${fixed(row.promptgateOverPortkey, 2)} | ${fixed(row.sqliteOverBare, 2)} |`,
   );
   const rss = results.rss;
   const lines = [
@@ -168,8 +180,8 @@ export function markdown(results: RunResults): string {
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...load,
     "",
-    "| conns | promptgate / bare proxy | promptgate / Portkey |",
-    "|---:|---:|---:|",
+    "| conns | promptgate / bare proxy | promptgate / Portkey | promptgate on SQLite / bare proxy |",
+    "|---:|---:|---:|---:|",
     ...ratios,
     "",
     ...results.skipped.map((skip) => `Skipped ${skip.target}: ${skip.reason}`),

@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { CachedPrefixRecord, ResponseHistoryRecord, Store } from "./store.js";
@@ -10,19 +11,22 @@ export interface MemoryStoreOptions {
   maxEntries?: number;
 }
 
-/** Adds or replaces a value as the newest entry and drops the oldest past `bound` (a Map iterates oldest first). */
-function setBounded<K, V>(entries: Map<K, V>, key: K, value: V, bound: number): void {
-  entries.delete(key);
-  entries.set(key, value);
-  for (const oldest of entries.keys()) {
-    if (entries.size <= bound) break;
-    entries.delete(oldest);
-  }
+/**
+ * A bounded map: `set` makes an entry the newest and drops the oldest past the bound, in
+ * constant time (a plain Map's oldest entry gets slower to reach the more have been deleted
+ * before it). Reads use `peek`, so reading never reorders.
+ */
+function boundedMap<V extends object>(max: number): LRUCache<string, V> {
+  return new LRUCache<string, V>({ max });
 }
 
 /** The entry unless it has expired at `now`; an expired one is deleted on the way. */
-function unexpired<V extends { expiresAt: number }>(entries: Map<string, V>, key: string, now: number): V | undefined {
-  const entry = entries.get(key);
+function unexpired<V extends { expiresAt: number }>(
+  entries: LRUCache<string, V>,
+  key: string,
+  now: number,
+): V | undefined {
+  const entry = entries.peek(key);
   if (entry === undefined || entry.expiresAt > now) return entry;
   entries.delete(key);
   return undefined;
@@ -39,10 +43,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const policyVersions = new Map<string, PolicyVersion>();
   // Keyed by [caseId, name] as JSON, so that no separator character can make two pairs collide.
   const casePolicies = new Map<string, string>();
-  const cachedPrefixes = new Map<string, CachedPrefixRecord>();
-  const responseHistories = new Map<string, ResponseHistoryRecord>();
+  const cachedPrefixes = boundedMap<CachedPrefixRecord>(maxEntries);
+  const responseHistories = boundedMap<ResponseHistoryRecord>(maxEntries);
   // A call record is kept as its JSON text with its case, as the SQL store keeps it: cheaper to copy in than a clone.
-  const calls = new Map<string, { case: string | undefined; json: string }>();
+  const calls = boundedMap<{ case: string | undefined; json: string }>(maxCalls);
 
   return {
     async savePolicyVersion(version) {
@@ -60,14 +64,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async putCachedPrefix(record) {
-      setBounded(cachedPrefixes, record.name, { ...record, schemaHashes: [...record.schemaHashes] }, maxEntries);
+      cachedPrefixes.set(record.name, { ...record, schemaHashes: [...record.schemaHashes] });
     },
     async getCachedPrefix(name, now) {
       const record = unexpired(cachedPrefixes, name, now);
       return record === undefined ? undefined : { ...record, schemaHashes: [...record.schemaHashes] };
     },
     async updateCachedPrefixExpiry(name, expiresAt) {
-      const record = cachedPrefixes.get(name);
+      const record = cachedPrefixes.peek(name);
       if (record !== undefined) cachedPrefixes.set(name, { ...record, expiresAt });
     },
     async deleteCachedPrefix(name) {
@@ -75,7 +79,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async putResponseHistory(record) {
-      setBounded(responseHistories, record.id, { ...record }, maxEntries);
+      responseHistories.set(record.id, { ...record });
     },
     async getResponseHistory(id, now) {
       const record = unexpired(responseHistories, id, now);
@@ -83,20 +87,18 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async appendCall(record) {
-      if (!calls.has(record.ref)) {
-        setBounded(calls, record.ref, { case: record.case, json: JSON.stringify(record) }, maxCalls);
-      }
+      if (!calls.has(record.ref)) calls.set(record.ref, { case: record.case, json: JSON.stringify(record) });
     },
     async getCall(ref) {
-      const stored = calls.get(ref);
+      const stored = calls.peek(ref);
       return stored === undefined ? undefined : (JSON.parse(stored.json) as CallRecord);
     },
     async listCallsOfCase(caseId, limit) {
       const count = Math.max(0, Math.trunc(limit));
       const found: CallRecord[] = [];
-      for (const stored of calls.values()) {
+      for (const stored of calls.rvalues()) {
         if (found.length >= count) break;
-        if (stored.case === caseId) found.push(JSON.parse(stored.json) as CallRecord);
+        if (stored !== undefined && stored.case === caseId) found.push(JSON.parse(stored.json) as CallRecord);
       }
       return found;
     },

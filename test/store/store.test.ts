@@ -27,6 +27,16 @@ describe("memoryStore bounds", () => {
     expect((await store.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual(["ref_2", "ref_3"]);
   });
 
+  it("keeps the order of writing however often records are read", async () => {
+    const store = memoryStore({ maxCalls: 2 });
+    await store.appendCall(callRecord("ref_1", "case-1"));
+    await store.appendCall(callRecord("ref_2", "case-1"));
+    await store.getCall("ref_1");
+    await store.appendCall(callRecord("ref_1", "case-1"));
+    await store.appendCall(callRecord("ref_3", "case-1"));
+    expect((await store.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual(["ref_2", "ref_3"]);
+  });
+
   it("drops the oldest cached prefixes and response histories past maxEntries", async () => {
     const store = memoryStore({ maxEntries: 2 });
     for (const name of ["cachedContents/1", "cachedContents/2", "cachedContents/3"]) {
