@@ -16,8 +16,10 @@ import type { MeasuredEndpoint } from "../src/surfaces/surface.js";
 import { codePoints } from "../src/window/code-points.js";
 import { measure, noCachedPrefix } from "../src/window/prompt-size.js";
 import {
+  chatCompletion,
   chatRequest,
   chatRequestOfBytes,
+  investigationAnswer,
   investigationAnswerText,
   investigationSchema,
   prose,
@@ -38,6 +40,10 @@ export interface MicroResult {
 }
 
 const path = "/chat/completions";
+
+/** The least any gateway that checks the load test's call must do: read its request, and read and validate its answer. */
+export const loadRequestFloor = "floor: TextDecoder + JSON.parse alone, realistic call";
+export const loadAnswerFloor = "floor: decode, parse and Ajv-validate the load test's answer";
 const mebibyte = 1024 * 1024;
 
 async function investigationPolicy(): Promise<PolicyVersion> {
@@ -175,7 +181,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
 
   const realistic = new TextEncoder().encode(JSON.stringify(chatRequest(realisticMessageChars)));
   add(
-    await timed("floor: TextDecoder + JSON.parse alone, realistic call", () => JSON.parse(decoder.decode(realistic)), {
+    await timed(loadRequestFloor, () => JSON.parse(decoder.decode(realistic)), {
       bytes: realistic.byteLength,
     }),
   );
@@ -231,6 +237,22 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   const { validate } = compiledValidator(investigationSchema);
   const parsedAnswer: unknown = JSON.parse(answer);
   add(await timed("  of which: Ajv validate function alone", () => validate(parsedAnswer)));
+  // The load test's answer (a 3.9 KB chat completion): what reading and validating it costs at the least.
+  const loadAnswer = new TextEncoder().encode(
+    JSON.stringify(chatCompletion(JSON.stringify(investigationAnswer(3, 300)))),
+  );
+  add(
+    await timed(
+      loadAnswerFloor,
+      () => {
+        const completion = JSON.parse(decoder.decode(loadAnswer)) as {
+          choices: Array<{ message: { content: string } }>;
+        };
+        return validate(JSON.parse(completion.choices[0]?.message.content ?? "null"));
+      },
+      { bytes: loadAnswer.byteLength },
+    ),
+  );
   // A request's schema is a new object each time; its compact JSON (built once per call, for measuring) is the key.
   add(
     await timed("validator lookup, schema parsed anew (its compact JSON built here)", () =>
