@@ -173,6 +173,9 @@ async function main(): Promise<void> {
   const bare = await tracked(
     startProcess([...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, { cwd: root }),
   );
+  const honoProxy = await tracked(
+    startProcess([...tsx, "bench/hono-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, { cwd: root }),
+  );
   const gateway = await startGateway(upstreamBase);
   // The same gateway on a SQLite file, the Node default (`PROMPTGATE_DB` unset): every call appends its record.
   await mkdir(tmp, { recursive: true });
@@ -192,6 +195,13 @@ async function main(): Promise<void> {
       url: `http://127.0.0.1:${bare.port}${openaiPath}`,
       headers: auth,
       pid: bare.process.pid,
+    },
+    {
+      key: "hono",
+      label: "(b′) bare proxy on Hono",
+      url: `http://127.0.0.1:${honoProxy.port}${openaiPath}`,
+      headers: auth,
+      pid: honoProxy.process.pid,
     },
     gatewayTarget("(c) promptgate", gateway.port, gateway.process.pid),
     {

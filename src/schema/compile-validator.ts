@@ -88,8 +88,11 @@ export function compiledValidator(schema: unknown): CompiledValidator {
   const known = isObject ? byObject.get(schema) : undefined;
   if (known !== undefined) return known;
   const text = compactJson(schema);
-  const validator = byText.get(text) ?? validatorFor(schema);
-  byText.set(text, validator);
+  let validator = byText.get(text);
+  if (validator === undefined) {
+    validator = validatorFor(schema);
+    byText.set(text, validator);
+  }
   if (isObject) byObject.set(schema, validator);
   return validator;
 }
