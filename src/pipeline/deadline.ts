@@ -16,6 +16,8 @@ export function startDeadline(seconds: number, client?: AbortSignal): Deadline {
   let passed = false;
   const timer = setTimeout(
     () => {
+      // A call its client already cancelled has not run out of time.
+      if (controller.signal.aborted) return;
       passed = true;
       controller.abort(new DeadlinePassed());
     },
