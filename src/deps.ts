@@ -37,8 +37,11 @@ export interface Deps {
   schemas: ReadonlyMap<string, unknown>;
   /** Durable state: policy versions, case freezes, prefix sizes, call records. */
   store: Store;
-  /** Appends a call record without waiting for it; must not throw. */
-  recordCall: (record: CallRecord) => void;
+  /**
+   * Appends a call record. Resolves once the runtime holds it as firmly as it can before the
+   * answer goes out (Node: committed to the store; Workers: handed to `waitUntil`); never rejects.
+   */
+  recordCall: (record: CallRecord) => Promise<void>;
   /** Writes a call's one structured log line (at `logLevelOf(line)`); must not throw. Absent: no log. */
   log?: (line: CallLogLine) => void;
   /** A fresh `ref_…` id per call; injected so tests can fix it. */

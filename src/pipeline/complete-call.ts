@@ -2,14 +2,20 @@ import type { Deps } from "../deps.js";
 import { callLogLine } from "../record/call-log-line.js";
 import type { CallRecord } from "../record/call-record.js";
 
-/** Ends a call: appends its record and writes its one log line, timed from the record's arrival time. */
-export function completeCall(deps: Deps, record: CallRecord): void {
-  deps.recordCall(record);
-  if (deps.log === undefined) return;
-  const duration = deps.now().getTime() - Date.parse(record.time);
-  try {
-    deps.log(callLogLine(record, Number.isFinite(duration) ? duration : 0));
-  } catch {
-    // A log sink that fails must not fail the call.
+/**
+ * Ends a call: appends its record and writes its one log line, timed from the record's arrival
+ * time. Resolves once the record is kept, so that a client never holds an answer whose record a
+ * crash right after could lose.
+ */
+export async function completeCall(deps: Deps, record: CallRecord): Promise<void> {
+  const kept = deps.recordCall(record);
+  if (deps.log !== undefined) {
+    const duration = deps.now().getTime() - Date.parse(record.time);
+    try {
+      deps.log(callLogLine(record, Number.isFinite(duration) ? duration : 0));
+    } catch {
+      // A log sink that fails must not fail the call.
+    }
   }
+  await kept;
 }

@@ -33,7 +33,7 @@ export interface FinishInput {
   call: UpstreamCall;
   ref: string;
   /** Records and logs the call; a stream calls it at its end. */
-  settle: () => void;
+  settle: () => Promise<void>;
 }
 
 /** The client's response; `recordLater` when a stream records the call itself at its end. */

@@ -61,7 +61,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
   let deadline: Deadline | undefined;
   const settle = () => {
     deadline?.clear();
-    completeCall(deps, record);
+    return completeCall(deps, record);
   };
   let settleLater = false;
   try {
@@ -110,7 +110,8 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       headers: { ...rendered.headers, ...headers },
     });
   } finally {
-    if (!settleLater) settle();
+    // The answer goes out once its record is kept (a stream's record is kept when the stream ends).
+    if (!settleLater) await settle();
   }
 }
 
@@ -123,7 +124,7 @@ interface MeasuredCall {
   record: CallRecord;
   headers: Record<string, string>;
   call: UpstreamCall;
-  settle: () => void;
+  settle: () => Promise<void>;
 }
 
 async function sendCall(measured: MeasuredCall): Promise<{ response: Response; recordLater: boolean }> {

@@ -79,9 +79,8 @@ export async function createNodeDeps(environment: Environment, options: NodeGate
     transport,
     schemas: await readNamedSchemas(config.schemasDir),
     store,
-    recordCall: (record) => {
-      store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored."));
-    },
+    recordCall: (record) =>
+      store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored.")),
     log: callLogger(config.logLevel, options.logDestination),
     newRef,
     now: () => new Date(),

@@ -18,8 +18,9 @@ function isolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
 }
 
 /** Stores a call record within the request's lifetime: `waitUntil` keeps the write alive after the response. */
-function recorder(deps: IsolateDeps, context: ExecutionContext): (record: CallRecord) => void {
-  return (record) => {
+function recorder(deps: IsolateDeps, context: ExecutionContext): (record: CallRecord) => Promise<void> {
+  return async (record) => {
+    // waitUntil keeps the isolate until D1 has the record, without holding the answer for a D1 round trip.
     context.waitUntil(
       deps.store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored.")),
     );
