@@ -11,9 +11,8 @@ export interface UpstreamCall {
   request: Request;
   url: URL;
   credential: UpstreamCredential;
+  /** Its signal aborts the provider call when the client goes away or the deadline passes. */
   deadline: Deadline;
-  /** Aborts the provider call when the client goes away or the deadline passes. */
-  signal: AbortSignal;
   /** What never reaches a record: the configured provider, gateway and admin keys, and the client's credentials. */
   secrets: readonly string[];
 }
@@ -41,7 +40,6 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
   return {
     ...start,
     upstream: config.upstreams[start.surface.name],
-    signal: start.deadline.signal,
     secrets,
   };
 }

@@ -33,7 +33,7 @@ export function upstreamRequest(
     method,
     headers,
     body,
-    signal: call.signal,
+    signal: call.deadline.signal,
   };
 }
 

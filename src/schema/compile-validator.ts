@@ -47,13 +47,11 @@ const invalidSchemaMessage =
 const notPrecompiledMessage =
   "This deployment validates only the named schemas compiled into it; send one of them, or name it with x-promptgate-schema.";
 
-/** Validators by schema object, for objects seen before; replaced whenever the precompiled set changes. */
-let byObject = new WeakMap<object, CompiledValidator>();
-
 /**
- * Validators by the schema's compact JSON, for a schema each request parses anew in the same
- * spelling: its compact JSON is already built to measure it, while the canonical key sorts
- * every object first. Cleared whenever the precompiled set changes.
+ * Validators by the schema's compact JSON, which is built once per schema object (to measure
+ * it) and so costs nothing here, while the canonical key sorts every object first. A schema
+ * each request parses anew in the same spelling is found here. Cleared whenever the
+ * precompiled set changes.
  */
 const byText = new LRUCache<string, CompiledValidator>({ max: 256 });
 
@@ -77,23 +75,19 @@ const cache = new LRUCache<string, CacheEntry>({
 const sharedInstances = new Map<string, AjvInstance>();
 
 /**
- * The compiled validator of a full response schema, from a bounded cache keyed by the schema's
- * canonical JSON. Throws a 400 `INVALID_REQUEST` (fixed text, no schema content) for a schema
+ * The compiled validator of a full response schema, from bounded caches keyed by the schema's
+ * compact, then its canonical JSON. Throws a 400 `INVALID_REQUEST` (fixed text, no schema content) for a schema
  * that cannot compile, e.g. an invalid one or one with an external `$ref`.
  */
 export function compiledValidator(schema: unknown): CompiledValidator {
-  // One call asks twice for the same schema object (before sending, then for the answer); a named schema on
-  // every call: the object's identity spares building a key again.
-  const isObject = typeof schema === "object" && schema !== null;
-  const known = isObject ? byObject.get(schema) : undefined;
-  if (known !== undefined) return known;
+  // The compact JSON is remembered per schema object, so asking again for one (before sending, then for the
+  // answer; a named schema on every call) costs a map lookup.
   const text = compactJson(schema);
   let validator = byText.get(text);
   if (validator === undefined) {
     validator = validatorFor(schema);
     byText.set(text, validator);
   }
-  if (isObject) byObject.set(schema, validator);
   return validator;
 }
 
@@ -120,7 +114,6 @@ export function usePrecompiledValidators(
   options: { compileOthers: boolean },
 ): void {
   precompiled.clear();
-  byObject = new WeakMap();
   byText.clear();
   for (const { key, validator } of validators) precompiled.set(key, validator);
   compileOthers = options.compileOthers;
