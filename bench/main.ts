@@ -13,12 +13,15 @@ import { type LoadSample, runLoad, type Target } from "./load.js";
 import { runMicro } from "./micro.js";
 import { installPortkey, portkeyVersion, startPortkey } from "./portkey.js";
 import { type BenchProcess, memoryMiB, promptgateListening, readyLine, startProcess } from "./processes.js";
-import { aggregate, machine, markdown, type RssSeries, type RunResults, ratio } from "./report.js";
+import { aggregate, cpuRatio, machine, markdown, type RssSeries, type RunResults, ratio } from "./report.js";
 import { verdicts, verdictTable } from "./verdicts.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tmp = join(root, "bench", ".tmp");
 const quick = process.argv.includes("--quick");
+/** `--against DIR`: also load the promptgate of another checkout (e.g. the commit before a change), side by side. */
+const againstIndex = process.argv.indexOf("--against");
+const against = againstIndex === -1 ? undefined : process.argv[againstIndex + 1];
 const settings = {
   rounds: quick ? 1 : 3,
   seconds: quick ? 2 : 5,
@@ -42,7 +45,7 @@ function gatewayTarget(label: string, port: number, pid: number): Target {
 /** Starts promptgate as `npm start` does, with node options before tsx and modules preloaded after it. */
 function startGateway(
   upstream: string,
-  extra: { nodeOptions?: string[]; preload?: string; heapFile?: string; db?: string } = {},
+  extra: { nodeOptions?: string[]; preload?: string; heapFile?: string; db?: string; cwd?: string } = {},
 ) {
   const environment = {
     PORT: "0",
@@ -57,7 +60,7 @@ function startGateway(
   };
   const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
   const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "src/runtime/node/main.ts"];
-  return tracked(startProcess(args, environment, promptgateListening, { cwd: root }));
+  return tracked(startProcess(args, environment, promptgateListening, { cwd: extra.cwd ?? root }));
 }
 
 async function tracked<T extends { process: BenchProcess }>(starting: Promise<T>): Promise<T> {
@@ -181,6 +184,14 @@ async function main(): Promise<void> {
   await mkdir(tmp, { recursive: true });
   const sqliteFile = join(tmp, `bench-${Date.now()}.db`);
   const gatewayOnSqlite = await startGateway(upstreamBase, { db: sqliteFile });
+  const againstGateway = against === undefined ? undefined : await startGateway(upstreamBase, { cwd: against });
+  const againstCommit =
+    against === undefined
+      ? undefined
+      : await run("git", ["rev-parse", "HEAD"], { cwd: against }).then(
+          (output) => output.stdout.trim(),
+          () => "unknown",
+        );
   const targets: Target[] = [
     {
       key: "direct",
@@ -209,6 +220,16 @@ async function main(): Promise<void> {
       key: "promptgate-sqlite",
     },
   ];
+  if (againstGateway !== undefined) {
+    targets.push({
+      ...gatewayTarget(
+        `(c⁰) promptgate at ${againstCommit?.slice(0, 12)} (--against)`,
+        againstGateway.port,
+        againstGateway.process.pid,
+      ),
+      key: "promptgate-against",
+    });
+  }
   const skipped: RunResults["skipped"] = [];
   try {
     const portkey = await tracked(startPortkey(await installPortkey(tmp)));
@@ -266,7 +287,7 @@ async function main(): Promise<void> {
     date,
     command: `npm run bench${quick ? " -- --quick" : ""}`,
     machine: machineBefore,
-    source: { commit, srcModified: dirty },
+    source: { commit, srcModified: dirty, ...(againstCommit === undefined ? {} : { against: againstCommit }) },
     loadAverageAfter: loadavg()[0] ?? 0,
     settings: {
       ...settings,
@@ -281,6 +302,7 @@ async function main(): Promise<void> {
       promptgateOverBare: ratio(load, "bare", connections),
       promptgateOverPortkey: ratio(load, "portkey", connections),
       sqliteOverBare: ratio(load, "bare", connections, "promptgate-sqlite"),
+      cpuOverAgainst: cpuRatio(load, "promptgate-against", connections),
     })),
     rss,
     profile,

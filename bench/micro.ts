@@ -137,12 +137,12 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   ];
   const sizeTasks = sizes.flatMap(({ label, bytes, time, iterations }) => {
     const body = chatRequestOfBytes(bytes);
-    const parsed = parseCall(endpoint, body, path);
+    const parsed = parseCall(endpoint, body, path, policy);
     const options = { time, iterations, bytes: body.byteLength };
     return [
       {
         name: `parseCall + measure, ${label} request`,
-        task: () => measure(parseCall(endpoint, body, path).call, context),
+        task: () => measure(parseCall(endpoint, body, path, policy).call, context),
         options,
       },
       {
@@ -189,7 +189,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
     await timed(
       "parseCall + prepareCall (both checks), realistic call",
       () => {
-        const parsed: ParsedCall = parseCall(endpoint, realistic, path);
+        const parsed: ParsedCall = parseCall(endpoint, realistic, path, policy);
         return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix, {});
       },
       { bytes: realistic.byteLength },

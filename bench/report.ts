@@ -118,6 +118,15 @@ export function ratio(
   return promptgate === undefined || other === undefined ? undefined : promptgate / other;
 }
 
+/** The CPU per request of target `of` over that of target `over`, at one concurrency. */
+export function cpuRatio(figures: readonly LoadFigure[], over: string, connections: number, of = "promptgate") {
+  const find = (target: string) =>
+    figures.find((figure) => figure.target === target && figure.connections === connections)?.cpuMsPerRequest;
+  const mine = find(of);
+  const other = find(over);
+  return mine === undefined || other === undefined ? undefined : mine / other;
+}
+
 /** The RSS of a fresh gateway sampled every `every` requests. */
 export interface RssSeries {
   every: number;
@@ -137,7 +146,7 @@ export interface RunResults {
   command: string;
   machine: Machine;
   /** The commit measured, and whether src/ had changes not committed yet. */
-  source: { commit: string; srcModified: boolean };
+  source: { commit: string; srcModified: boolean; against?: string };
   loadAverageAfter: number;
   settings: Record<string, unknown>;
   targets: Array<Pick<Target, "key" | "label"> & { peakRssMiB?: number; note?: string }>;
@@ -149,6 +158,8 @@ export interface RunResults {
     promptgateOverPortkey?: number;
     /** promptgate on its SQLite store over the bare proxy. */
     sqliteOverBare?: number;
+    /** With `--against DIR`: promptgate's CPU per request over that of the other checkout's promptgate. */
+    cpuOverAgainst?: number;
   }>;
   rss: RssSeries | undefined;
   profile: ProfileSummary | undefined;
@@ -169,7 +180,7 @@ export function markdown(results: RunResults): string {
   );
   const ratios = results.ratios.map(
     (row) =>
-      `| ${row.connections} | ${fixed(row.promptgateOverBare, 2)} | ${fixed(row.promptgateOverPortkey, 2)} | ${fixed(row.sqliteOverBare, 2)} |`,
+      `| ${row.connections} | ${fixed(row.promptgateOverBare, 2)} | ${fixed(row.promptgateOverPortkey, 2)} | ${fixed(row.sqliteOverBare, 2)} | ${fixed(row.cpuOverAgainst, 3)} |`,
   );
   const rss = results.rss;
   const lines = [
@@ -180,8 +191,8 @@ export function markdown(results: RunResults): string {
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...load,
     "",
-    "| conns | promptgate / bare proxy | promptgate / Portkey | promptgate on SQLite / bare proxy |",
-    "|---:|---:|---:|---:|",
+    "| conns | promptgate / bare proxy | promptgate / Portkey | promptgate on SQLite / bare proxy | CPU/req: promptgate / `--against` |",
+    "|---:|---:|---:|---:|---:|",
     ...ratios,
     "",
     ...results.skipped.map((skip) => `Skipped ${skip.target}: ${skip.reason}`),

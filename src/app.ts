@@ -3,6 +3,7 @@ import { adminRoutes } from "./admin-routes.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
+import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
 import type { PolicyVersion } from "./policy/policy.js";
 import type { Surface } from "./surfaces/surface.js";
@@ -30,25 +31,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route("/promptgate/admin", adminRoutes(deps));
 
   for (const surface of surfaces) {
-    app.all(`${surface.mount}/*`, (c) =>
-      handleSurfaceRequest(deps, {
-        surface,
-        request: c.req.raw,
-        path: c.req.path.slice(surface.mount.length),
-        policyRef: undefined,
-        ref: c.var.ref,
-      }),
-    );
-    app.all(`/policies/:policyRef${surface.mount}/*`, (c) => {
-      const policyRef = c.req.param("policyRef");
-      return handleSurfaceRequest(deps, {
-        surface,
-        request: c.req.raw,
-        path: pathBelowPinnedMount(c.req.path, surface),
-        policyRef,
-        ref: c.var.ref,
-      });
-    });
+    app.all(`${surface.mount}/*`, (c) => routeToSurface(deps, surface, c.req.raw, c.var.ref));
+    app.all(`/policies/:policyRef${surface.mount}/*`, (c) => routeToSurface(deps, surface, c.req.raw, c.var.ref));
   }
 
   app.notFound((c) => renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), c.var.ref));
@@ -58,10 +42,21 @@ export function createApp(deps: Deps): Hono<Env> {
   return app;
 }
 
-/** The route path after `/policies/{ref}{mount}`. */
-function pathBelowPinnedMount(path: string, surface: Surface): string {
-  const afterPolicy = path.indexOf("/", "/policies/".length);
-  return path.slice(afterPolicy + surface.mount.length);
+/**
+ * Hands a request to its surface with the route read from the raw URL, not from Hono's decoded
+ * path (which turns `%5C` into a `\` that the upstream URL parser would resolve). A path that is no
+ * route of the surface is refused by the surface itself, natively and on the record, after its key.
+ */
+function routeToSurface(deps: Deps, surface: Surface, request: Request, ref: string): Promise<Response> {
+  let route: SurfaceRoute = { path: "", policyRef: undefined };
+  let refusal: GatewayError | undefined;
+  try {
+    route = surfaceRoute(new URL(request.url).pathname, surface.mount);
+  } catch (error) {
+    if (!GatewayError.isInstance(error)) throw error;
+    refusal = error;
+  }
+  return handleSurfaceRequest(deps, { surface, request, path: route.path, policyRef: route.policyRef, ref, refusal });
 }
 
 /** A policy version as `GET /promptgate/policies` lists it; `current` is what its plain name resolves to. */

@@ -6,20 +6,46 @@
 /** A reference to input the provider already holds and the request only names. */
 export interface CachedPrefixReference {
   /** What kind of stored prefix it is, e.g. a Gemini cached content or a stored response. */
-  kind: "cached-content" | "previous-response" | "conversation";
+  kind: "cached-content" | "previous-response";
   /** The provider's id of the stored prefix. */
   id: string;
 }
 
 /**
- * How many leading entries of `tools`, `system` and `messages` a cache breakpoint in the
- * request itself marks as its cached prefix (e.g. Anthropic `cache_control`): they are
- * reported as `cache_prefix_chars` instead of in their own category, never twice.
+ * Content the model reads that the request names but does not carry, so the gateway cannot count
+ * it: a prompt template, an item or conversation reference, a file id or remote URL of a document
+ * that may be text, MCP servers and skills whose tools the provider expands.
+ */
+export interface UnmeasuredContent {
+  /** The JSON path of the reference in the request body. */
+  path: string;
+  /** What it is, in a few words, for messages and the call record. */
+  what: string;
+}
+
+/**
+ * A field counted as the compact JSON of its key and value (`other_chars`): an id, a name, a
+ * value outside its closed vocabulary, or a field the surface does not know at all (`unknown`).
+ */
+export interface OtherField {
+  /** The JSON path of the field in the request body. */
+  path: string;
+  /** Code points of its compact JSON, key included. */
+  chars: number;
+  /** True when the surface does not know the field, which a policy may refuse. */
+  unknown: boolean;
+}
+
+/**
+ * How many leading entries of each list a cache breakpoint in the request itself marks as its
+ * cached prefix (e.g. Anthropic `cache_control`): they are reported as `cache_prefix_chars`
+ * instead of in their own category, never twice.
  */
 export interface InlinePrefix {
   tools: number;
   system: number;
   messages: number;
+  other: number;
 }
 
 /** The logical input of one call, as the model sees it, independent of the wire format. */
@@ -30,16 +56,22 @@ export interface LogicalCall {
   stream: boolean;
   /** System text: system/developer messages, instructions, systemInstruction, system. */
   system: string[];
-  /** Message text parts, tool calls and tool results (structured ones as compact JSON). */
+  /** Message text parts, names, tool calls and tool results (structured ones as compact JSON). */
   messages: string[];
   /** Tool or function declarations; measured as compact JSON. */
   tools: unknown[];
   /** The response schema as transported natively, if any; measured as compact JSON. */
   responseSchema: unknown;
-  /** Images, audio, files: not characters, counted separately. */
+  /** The name and description the native response format gives its schema. */
+  schemaTexts: string[];
+  /** Every other field the model may read, counted as compact JSON of key and value. */
+  other: OtherField[];
+  /** Binary media (images, audio, video, PDF): not characters, counted separately. */
   mediaParts: number;
   /** A cached prefix the request refers to without carrying it. */
   cachedPrefix: CachedPrefixReference | undefined;
+  /** Content the model reads that the gateway cannot measure. */
+  unmeasured: UnmeasuredContent[];
   /** The part of the request a breakpoint marks as cached, if any. */
   inlinePrefix: InlinePrefix | undefined;
 }
@@ -53,8 +85,11 @@ export function emptyCall(): LogicalCall {
     messages: [],
     tools: [],
     responseSchema: undefined,
+    schemaTexts: [],
+    other: [],
     mediaParts: 0,
     cachedPrefix: undefined,
+    unmeasured: [],
     inlinePrefix: undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
+import { duplicateKeyError, findDuplicateKey } from "./duplicate-keys.js";
 
 // ignoreBOM: false is the default, spelled out because the Workers runtime's types require the member.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -87,7 +88,11 @@ function deepestNesting(text: string, stopAbove: number): number {
   return deepest;
 }
 
-/** Decodes a body as UTF-8 JSON whose top level is an object, or INVALID_REQUEST. */
+/**
+ * Decodes a body as UTF-8 JSON whose top level is an object, or INVALID_REQUEST. A body with a
+ * duplicate key in any object is refused too (see `findDuplicateKey`): the gateway forwards the
+ * bytes it measured, and JSON.parse would have measured only the last occurrence.
+ */
 export function parseJsonObject(body: Uint8Array): JsonObject {
   let text: string;
   try {
@@ -105,5 +110,7 @@ export function parseJsonObject(body: Uint8Array): JsonObject {
     throw invalidRequest("The request body is not valid JSON.");
   }
   if (!isObject(value)) throw invalidRequest("The request body must be a JSON object.");
+  const duplicate = findDuplicateKey(text, value);
+  if (duplicate !== undefined) throw duplicateKeyError(duplicate);
   return value;
 }

@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { readCappedBody } from "../http/read-body.js";
+import type { LogicalCall } from "../logical-call.js";
 import { deadlineSecondsOf, type PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
@@ -14,6 +15,7 @@ import { type Measurements, namedSchema, type PreparedCall, parseCall, prepareCa
 import { relayProxied } from "./relay-proxied.js";
 import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { resolvePolicy } from "./resolve-policy.js";
+import { resolveUnmeasured } from "./resolve-unmeasured.js";
 import { sendUpstream } from "./send-upstream.js";
 import { openUpstreamCall, type UpstreamCall } from "./upstream-call.js";
 
@@ -29,6 +31,8 @@ export interface SurfaceRequest {
   /** The policy named in the URL, or undefined for the default. */
   policyRef: string | undefined;
   ref: string;
+  /** Why the request path is no route of the surface, if it is not (answered after the key check). */
+  refusal?: GatewayError;
 }
 
 /**
@@ -67,6 +71,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
   try {
     const url = new URL(request.url);
     const credential = await authorizeCall(deps.config, surface, request.headers, url);
+    if (input.refusal !== undefined) throw input.refusal;
     const endpoint = surface.match(request.method, path);
     if (endpoint === undefined) throw new GatewayError("NOT_FOUND", 404, "There is no such route on this surface.");
     if (endpoint.kind === "method-not-allowed") {
@@ -86,7 +91,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       if (isFailure(response.status)) {
         return await answerFailure({ deps, call, policy, response, record, headers });
       }
-      return await relayProxied(deps, endpoint, path, response, headers);
+      return await relayProxied(deps, endpoint, path, response, headers, { call, policy });
     }
     const answer = await sendCall({ deps, input, endpoint, policy, record, headers, call, settle });
     settleLater = answer.recordLater;
@@ -135,8 +140,10 @@ async function sendCall(measured: MeasuredCall): Promise<{ response: Response; r
   const measurements: Measurements = {};
   let prepared: PreparedCall;
   try {
-    const parsed = parseCall(endpoint, clientBytes, path);
-    const prefix = await resolveCachedPrefix(deps, parsed.call, policy, { call, path });
+    const parsed = parseCall(endpoint, clientBytes, path, policy);
+    noteFields(record, parsed.call);
+    const known = await resolveCachedPrefix(deps, parsed.call, policy, { call, path });
+    const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, { call, path }, known);
     prepared = prepareCall(endpoint, parsed, path, policy, schema, prefix, measurements);
   } finally {
     record.preflight = measurements.preflight;
@@ -163,4 +170,13 @@ async function sendCall(measured: MeasuredCall): Promise<{ response: Response; r
     ref: input.ref,
     settle,
   });
+}
+
+/** At most this many paths of other fields are kept in a call record. */
+const maxRecordedFields = 100;
+
+/** Lists, by JSON path, what a call counted as other and what it could not measure. */
+function noteFields(record: CallRecord, call: LogicalCall): void {
+  if (call.other.length > 0) record.other_fields = call.other.slice(0, maxRecordedFields).map((field) => field.path);
+  if (call.unmeasured.length > 0) record.unmeasured = call.unmeasured.map((content) => content.path);
 }

@@ -34,10 +34,31 @@ export interface ParsedCall {
   call: LogicalCall;
 }
 
-/** Parses a client's body into its logical call, or INVALID_REQUEST. */
-export function parseCall(endpoint: MeasuredEndpoint, bytes: Uint8Array<ArrayBuffer>, path: string): ParsedCall {
+/**
+ * Parses a client's body into its logical call, or INVALID_REQUEST; under a policy that refuses
+ * fields its surface does not know, a call that carries one (except on a count route, which is
+ * never refused) is INVALID_REQUEST naming its path.
+ */
+export function parseCall(
+  endpoint: MeasuredEndpoint,
+  bytes: Uint8Array<ArrayBuffer>,
+  path: string,
+  policy: PolicyVersion,
+): ParsedCall {
   const body = parseJsonObject(bytes);
-  return { bytes, body, call: endpoint.parse(body, path) };
+  const call = endpoint.parse(body, path);
+  if (policy.policy.window.unknown_fields === "reject" && endpoint.kind !== "count") {
+    const unknown = call.other.find((field) => field.unknown);
+    if (unknown !== undefined) {
+      throw new GatewayError(
+        "INVALID_REQUEST",
+        400,
+        `'${unknown.path}' is not a field this API takes as known, and policy ${policy.ref} refuses unknown fields; nothing was sent.`,
+        { param: unknown.path },
+      );
+    }
+  }
+  return { bytes, body, call };
 }
 
 const encoder = new TextEncoder();

@@ -18,7 +18,7 @@ const maxSchemaHashes = 512;
  * Records what a successful answer left at the provider. A created cached content is kept
  * with the characters the provider check measured and the hashes of the JSON objects its
  * text embeds; a stored response with its cumulative history: the prior history, this
- * turn's input and its output.
+ * turn's input and its output, which a background response adds once it is seen ended.
  */
 export async function rememberPrefix(
   deps: Deps,
@@ -44,12 +44,18 @@ export async function rememberPrefix(
       if (measured === undefined) return;
       const { size } = measured;
       // Instructions are not carried into a follow-up turn; counting them errs on the safe side.
+      const input = size.cache_prefix_chars + size.system_chars + size.message_chars;
       return deps.store.putResponseHistory({
         id: effect.id,
-        chars: size.cache_prefix_chars + size.system_chars + size.message_chars + effect.outputChars,
+        chars: input + (effect.outputChars ?? 0),
+        outputKnown: effect.outputChars !== undefined,
         expiresAt: effect.expiresAt,
       });
     }
+    case "response-ended":
+      return deps.store.completeResponseHistory(effect.id, effect.outputChars);
+    case "response-deleted":
+      return deps.store.deleteResponseHistory(effect.id);
   }
 }
 

@@ -27,8 +27,9 @@ function unknownPrefix(): GatewayError {
 
 /**
  * The size of the prefix a call refers to: a cached content or a stored response history the
- * gateway recorded when it was made. An unknown one gets the policy's choice: `reject`, or
- * `estimate` from the provider's own token count at the policy's characters per token.
+ * gateway recorded when it was made (a background response's once its output is known). An
+ * unknown one gets the policy's choice: `reject`, or `estimate` from the provider's own token
+ * count at the policy's characters per token.
  */
 export async function resolveCachedPrefix(
   deps: Deps,
@@ -48,7 +49,8 @@ export async function resolveCachedPrefix(
     }
   } else if (reference.kind === "previous-response") {
     const record = await deps.store.getResponseHistory(reference.id, now);
-    if (record !== undefined) return { chars: record.chars, estimated: false, containsSchema: false };
+    // A background response the gateway has not seen ended has an output of unknown size: as unknown as an unseen id.
+    if (record?.outputKnown) return { chars: record.chars, estimated: false, containsSchema: false };
   }
   if (policy.policy.cache.unknown_prefix === "reject") throw unknownPrefix();
   const tokens = await providerTokenCount(deps, context, reference);

@@ -4,7 +4,7 @@ import type { UpstreamCall } from "./upstream-call.js";
 import { upstreamRequest } from "./upstream-request.js";
 
 /**
- * Sends a request of the call upstream. No answer, or a body that fails while it is read whole,
+ * Sends a request of the call upstream: the client's, or with `method` one the gateway makes itself. No answer, or a body that fails while it is read whole,
  * becomes `timeout` when the call's deadline has passed and `upstream` otherwise. A streamed body's
  * failures are the stream relay's to answer.
  */

@@ -2,7 +2,8 @@ import type { UpstreamRequest } from "../deps.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /**
- * The request to send upstream: the surface's route path and query appended to the upstream
+ * The request to send upstream (the client's own, or, with `ownMethod`, one the gateway makes for
+ * itself, e.g. a token count): the surface's route path and query appended to the upstream
  * base URL and the surface's forwarded headers. Pass-through sends the client's credential, or
  * the server-held key when the client brought none; gateway-key mode sends only the server-held
  * key, never the client's headers or `key` query parameter.
@@ -11,8 +12,9 @@ export function upstreamRequest(
   call: UpstreamCall,
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
-  method = call.request.method,
+  ownMethod?: string,
 ): UpstreamRequest {
+  const method = ownMethod ?? call.request.method;
   const { surface, request, upstream, credential } = call;
   const headers: Record<string, string> = {};
   for (const name of surface.forwardedHeaders) {
@@ -29,7 +31,7 @@ export function upstreamRequest(
   const accept = request.headers.get("accept");
   if (accept !== null) headers.accept = accept;
   return {
-    url: `${upstream.baseUrl}${path}${upstreamSearch(call, method === request.method)}`,
+    url: `${upstream.baseUrl}${path}${upstreamSearch(call, ownMethod === undefined)}`,
     method,
     headers,
     body,

@@ -11,6 +11,13 @@ export interface Policy {
     target_chars: number;
     limit_chars: number;
     reserve_chars: number;
+    /**
+     * Fields the surface does not know at all: counted as other (`count`, the default when unset)
+     * or refused with INVALID_REQUEST naming the path (`reject`). Unset keeps older versions' identity.
+     */
+    unknown_fields?: "count" | "reject";
+    /** The most binary media parts (images, audio, video, PDF) a call may carry; unset: no cap. */
+    max_media_parts?: number;
   };
   gemini: {
     projection: "nested" | "outer" | "none";

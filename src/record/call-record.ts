@@ -29,6 +29,10 @@ export interface CallRecord {
   repair: { rule: string; original: string } | undefined;
   /** What the schema projection left out, by path. */
   projection_omitted: string[];
+  /** The JSON paths of the fields counted in `other_chars` (at most 100), when there are any. */
+  other_fields?: string[];
+  /** The JSON paths of content the gateway could not measure, when there is any. */
+  unmeasured?: string[];
   /** The error code the client received, if any. */
   error: string | undefined;
   /**

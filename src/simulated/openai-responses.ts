@@ -7,6 +7,7 @@ import type {
 } from "openai/resources/responses/responses";
 import { type AnswerFormat, simulatedAnswer } from "./answer.js";
 import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
+import { type InputItem, inputItemsOf } from "./openai-input-items.js";
 import type { JsonBody } from "./read-json-body.js";
 import { seedFromDigest, simulatedCreatedAt } from "./request-digest.js";
 import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
@@ -29,19 +30,24 @@ export function responsesRequestProblem(body: JsonObject): RequestProblem | unde
 /** A response object as the API sends it, with the `store` flag of its request. */
 type StoredFlag<T> = T & { store: boolean };
 
-/** The stored conversation a Responses call continues, and where its own completed response is kept. */
+/** The stored conversation a Responses call continues, and where its own response is kept. */
 export interface ResponseHistory {
   /** The `total_tokens` of the response `previous_response_id` names (0 without one): its input and output. */
   priorTokens: number;
-  /** Keeps the completed response, unless the request says `store: false`. */
-  remember(response: OpenAIResponse): void;
+  /**
+   * Keeps the response with its input items, unless the request says `store: false`; a queued
+   * background response with the completed response it becomes.
+   */
+  remember(response: OpenAIResponse, inputItems: InputItem[], completion?: OpenAIResponse): void;
 }
 
 const noHistory: ResponseHistory = { priorTokens: 0, remember: () => undefined };
 
 /**
  * A simulated Responses answer: a completed `response`, or its event stream when `stream` is
- * set. As at OpenAI, the stored history a follow-up turn continues counts in its input tokens.
+ * set; with `background` (and no stream), the response at once as `queued`, completed when it is
+ * first looked at. As at OpenAI, the stored history a follow-up turn continues counts in its
+ * input tokens.
  */
 export function simulateResponse({ body, digest }: JsonBody, history: ResponseHistory = noHistory): Response {
   const text = simulatedAnswer({
@@ -86,6 +92,7 @@ export function simulateResponse({ body, digest }: JsonBody, history: ResponseHi
     tools: [],
     top_p: null,
     previous_response_id: typeof body.previous_response_id === "string" ? body.previous_response_id : null,
+    background: body.background === true,
     store: body.store !== false,
   };
   const completed: StoredFlag<OpenAIResponse> = {
@@ -96,10 +103,38 @@ export function simulateResponse({ body, digest }: JsonBody, history: ResponseHi
     output_text: text,
     usage,
   };
-  if (body.store !== false) history.remember(completed);
+  const inputItems = inputItemsOf(body.input, digest);
+  if (body.background === true && body.stream !== true) {
+    const queued: StoredFlag<OpenAIResponse> = { ...base, status: "queued" };
+    if (body.store !== false) history.remember(queued, inputItems, completed);
+    return Response.json(queued);
+  }
+  if (body.store !== false) history.remember(completed, inputItems);
   if (body.stream !== true) return Response.json(completed);
-  const events = streamEvents(base, completed, message);
+  return responseEventStream(completed, -1);
+}
+
+/**
+ * The event stream of a simulated response after the event numbered `startingAfter`, as a
+ * create with `stream` sends it and `GET /v1/responses/{id}?stream=true&starting_after=N`
+ * resumes it: a background response's starts with `response.queued`; one that never completed
+ * (cancelled while queued) has only that event.
+ */
+export function responseEventStream(response: OpenAIResponse, startingAfter: number): Response {
+  const events = responseEvents(response).filter((event) => event.sequence_number > startingAfter);
   return sseResponse(events.map((event) => eventFrame(event.type, event)));
+}
+
+function responseEvents(response: OpenAIResponse): ResponseStreamEvent[] {
+  const { usage: _usage, completed_at: _completedAt, ...started } = response;
+  const base: OpenAIResponse = { ...started, status: "in_progress", output: [], output_text: "" };
+  const queued: UnnumberedEvent[] =
+    response.background === true ? [{ type: "response.queued", response: { ...base, status: "queued" } }] : [];
+  const message = response.output[0];
+  const generated =
+    response.status === "completed" && message?.type === "message" ? generationEvents(base, response, message) : [];
+  // Spreading a member of the union and adding its number is sound; TypeScript cannot see that through `Omit`.
+  return [...queued, ...generated].map((event, index) => ({ ...event, sequence_number: index }) as ResponseStreamEvent);
 }
 
 type UnnumberedEvent = ResponseStreamEvent extends infer Event
@@ -108,12 +143,12 @@ type UnnumberedEvent = ResponseStreamEvent extends infer Event
     : never
   : never;
 
-/** The Responses event sequence for one message with one text part, numbered in order. */
-function streamEvents(
+/** The Responses event sequence for one message with one text part, not yet numbered. */
+function generationEvents(
   base: OpenAIResponse,
   completed: OpenAIResponse,
   message: ResponseOutputMessage,
-): ResponseStreamEvent[] {
+): UnnumberedEvent[] {
   const text = completed.output_text;
   const part: ResponseOutputText = { type: "output_text", text, annotations: [] };
   const at = { item_id: message.id, output_index: 0, content_index: 0 };
@@ -134,8 +169,7 @@ function streamEvents(
     { type: "response.output_item.done", output_index: 0, item: message },
     { type: "response.completed", response: completed },
   ];
-  // Spreading a member of the union and adding its number is sound; TypeScript cannot see that through `Omit`.
-  return events.map((event, index) => ({ ...event, sequence_number: index }) as ResponseStreamEvent);
+  return events;
 }
 
 function answerFormat(text: unknown): AnswerFormat {

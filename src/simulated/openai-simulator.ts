@@ -2,18 +2,22 @@ import { Hono } from "hono";
 import type { Model } from "openai/resources/models";
 import { handleJsonRequest } from "./handle-json-request.js";
 import { chatRequestProblem, simulateChatCompletion } from "./openai-chat.js";
-import { responsesRequestProblem, simulateResponse } from "./openai-responses.js";
+import { inputItemsPage } from "./openai-input-items.js";
+import { responseEventStream, responsesRequestProblem, simulateResponse } from "./openai-responses.js";
 import { type StoredResponses, storedResponses } from "./openai-stored-responses.js";
 import type { JsonBody } from "./read-json-body.js";
 import { simulatedCreatedAt } from "./request-digest.js";
 import type { RequestProblem } from "./request-problem.js";
+import { estimatePromptTokens } from "./token-estimate.js";
 
 /** The model ids `GET /v1/models` lists; any other requested model is echoed all the same. */
 export const simulatedOpenAIModels = ["promptgate-simulated", "promptgate-simulated-mini", "promptgate-simulated-json"];
 
 /**
  * The OpenAI surface of the simulated provider, to be mounted at `/openai`. The responses it
- * stores live in memory, per simulator, for `GET /v1/responses/{id}` and `previous_response_id`.
+ * stores live in memory, per simulator, for `previous_response_id` and the stored-response
+ * routes: retrieve (as JSON, or as its event stream with `stream=true`), cancel, delete and
+ * input items.
  */
 export function createOpenAISimulator(): Hono {
   const app = new Hono();
@@ -28,10 +32,52 @@ export function createOpenAISimulator(): Hono {
       reject,
     }),
   );
+  // The API's own count of a Responses call: its input, instructions and tools, and the stored history it continues.
+  app.post("/v1/responses/input_tokens", (c) =>
+    handleJsonRequest(c.req.raw, {
+      problemOf: () => undefined,
+      simulate: ({ body }) => {
+        const previousId = body.previous_response_id;
+        const previous = typeof previousId === "string" ? stored.find(previousId) : undefined;
+        const prior = previous?.usage?.total_tokens ?? 0;
+        const input_tokens = prior + estimatePromptTokens(body.instructions, body.input, body.tools);
+        return Response.json({ object: "response.input_tokens", input_tokens });
+      },
+      reject,
+    }),
+  );
   app.get("/v1/responses/:id", (c) => {
     const response = stored.find(c.req.param("id"));
-    if (response !== undefined) return Response.json(response);
-    return openAIError(404, "invalid_request_error", "No response found with this id.", null, null);
+    if (response === undefined) return responseNotFound();
+    if (c.req.query("stream") !== "true") return Response.json(response);
+    const startingAfter = Number.parseInt(c.req.query("starting_after") ?? "", 10);
+    return responseEventStream(response, Number.isNaN(startingAfter) ? -1 : startingAfter);
+  });
+  app.post("/v1/responses/:id/cancel", (c) => {
+    const response = stored.cancel(c.req.param("id"));
+    if (response === undefined) return responseNotFound();
+    if (response.background !== true) {
+      return openAIError(
+        400,
+        "invalid_request_error",
+        "Only responses created with background set to true can be cancelled.",
+        null,
+        null,
+      );
+    }
+    return Response.json(response);
+  });
+  app.delete("/v1/responses/:id", (c) => {
+    const id = c.req.param("id");
+    if (!stored.delete(id)) return responseNotFound();
+    return Response.json({ id, object: "response", deleted: true });
+  });
+  app.get("/v1/responses/:id/input_items", (c) => {
+    const items = stored.inputItems(c.req.param("id"));
+    if (items === undefined) return responseNotFound();
+    return Response.json(
+      inputItemsPage(items, { after: c.req.query("after"), limit: c.req.query("limit"), order: c.req.query("order") }),
+    );
   });
   app.get("/v1/models", () => {
     const data: Model[] = simulatedOpenAIModels.map((id) => ({
@@ -64,6 +110,10 @@ function continueResponse(input: JsonBody, stored: StoredResponses): Response {
     );
   }
   return simulateResponse(input, { priorTokens: previous.usage?.total_tokens ?? 0, remember: stored.remember });
+}
+
+function responseNotFound(): Response {
+  return openAIError(404, "invalid_request_error", "No response found with this id.", null, null);
 }
 
 /** A refused request in OpenAI's native 400 shape. */

@@ -85,6 +85,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const record = unexpired(responseHistories, id, now);
       return record === undefined ? undefined : { ...record };
     },
+    async completeResponseHistory(id, outputChars) {
+      const record = responseHistories.peek(id);
+      if (record === undefined || record.outputKnown) return;
+      responseHistories.set(id, { ...record, chars: record.chars + outputChars, outputKnown: true });
+    },
+    async deleteResponseHistory(id) {
+      responseHistories.delete(id);
+    },
 
     async appendCall(record) {
       if (!calls.has(record.ref)) calls.set(record.ref, { case: record.case, json: JSON.stringify(record) });

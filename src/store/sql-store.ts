@@ -10,7 +10,7 @@ export type SqlStatement = readonly [sql: string, params: readonly SqlValue[]];
 
 /**
  * The little a SQLite-family database must offer for the store: better-sqlite3 on Node, D1 on
- * Workers. The tables are those of `migrations/0001_initial.sql`.
+ * Workers. The tables are those of the files of `migrations/`, all applied.
  */
 export interface SqlExecutor {
   run(statement: SqlStatement): Promise<void>;
@@ -38,6 +38,7 @@ interface CachedPrefixRow {
 interface ResponseHistoryRow {
   id: string;
   chars: number;
+  output_known: number;
   expires_at: number;
 }
 
@@ -112,14 +113,15 @@ export function sqlStore(database: SqlExecutor): Store {
 
     async putResponseHistory(record) {
       await database.run([
-        `INSERT INTO response_histories (id, chars, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET chars = excluded.chars, expires_at = excluded.expires_at`,
-        [record.id, record.chars, record.expiresAt],
+        `INSERT INTO response_histories (id, chars, output_known, expires_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET
+           chars = excluded.chars, output_known = excluded.output_known, expires_at = excluded.expires_at`,
+        [record.id, record.chars, record.outputKnown ? 1 : 0, record.expiresAt],
       ]);
     },
     async getResponseHistory(id, now) {
       const row = await database.first<ResponseHistoryRow>([
-        "SELECT id, chars, expires_at FROM response_histories WHERE id = ?",
+        "SELECT id, chars, output_known, expires_at FROM response_histories WHERE id = ?",
         [id],
       ]);
       if (row === undefined) return undefined;
@@ -127,7 +129,17 @@ export function sqlStore(database: SqlExecutor): Store {
         await database.run(["DELETE FROM response_histories WHERE id = ? AND expires_at <= ?", [id, now]]);
         return undefined;
       }
-      return { id: row.id, chars: row.chars, expiresAt: row.expires_at };
+      return { id: row.id, chars: row.chars, outputKnown: row.output_known === 1, expiresAt: row.expires_at };
+    },
+    async completeResponseHistory(id, outputChars) {
+      // One statement, so two sightings of the finished response cannot both add its output.
+      await database.run([
+        "UPDATE response_histories SET chars = chars + ?, output_known = 1 WHERE id = ? AND output_known = 0",
+        [outputChars, id],
+      ]);
+    },
+    async deleteResponseHistory(id) {
+      await database.run(["DELETE FROM response_histories WHERE id = ?", [id]]);
     },
 
     async appendCall(record) {

@@ -16,8 +16,13 @@ export interface CachedPrefixRecord {
 /** The stored history size behind a Responses id: everything a follow-up turn carries implicitly. */
 export interface ResponseHistoryRecord {
   id: string;
-  /** Cumulative code points: prior history, this turn's input, and its output. */
+  /** Cumulative code points: prior history, this turn's input, and its output once known. */
   chars: number;
+  /**
+   * Whether `chars` includes the output. False for a background response until the gateway sees it
+   * finished: until then a follow-up turn cannot be measured.
+   */
+  outputKnown: boolean;
   expiresAt: number;
 }
 
@@ -46,6 +51,12 @@ export interface Store {
   putResponseHistory(record: ResponseHistoryRecord): Promise<void>;
   /** The record, or undefined when unknown or expired at `now` (epoch ms). */
   getResponseHistory(id: string, now: number): Promise<ResponseHistoryRecord | undefined>;
+  /**
+   * Adds `outputChars` to a record whose output is unknown and marks it known, atomically, so that
+   * the output is counted once however often the finished response is seen; any other id is ignored.
+   */
+  completeResponseHistory(id: string, outputChars: number): Promise<void>;
+  deleteResponseHistory(id: string): Promise<void>;
 
   /** Appends a call record; records are never changed afterwards. */
   appendCall(record: CallRecord): Promise<void>;

@@ -32,13 +32,17 @@ export interface StructuredOutput {
 /**
  * What a successful answer leaves at the provider for later calls to refer to, so that the
  * gateway can count it when they do: a cached content created, re-dated or deleted, or a
- * stored response whose history a follow-up turn carries implicitly.
+ * stored response whose history a follow-up turn carries implicitly. A stored response's
+ * `outputChars` is undefined while it is still running (a background response): its output
+ * counts once the gateway sees it ended (`response-ended`).
  */
 export type PrefixEffect =
   | { kind: "cached-content-created"; name: string; expiresAt: number }
   | { kind: "cached-content-expiry"; name: string; expiresAt: number }
   | { kind: "cached-content-deleted"; name: string }
-  | { kind: "response-stored"; id: string; outputChars: number; expiresAt: number };
+  | { kind: "response-stored"; id: string; outputChars: number | undefined; expiresAt: number }
+  | { kind: "response-ended"; id: string; outputChars: number }
+  | { kind: "response-deleted"; id: string };
 
 /** Reads the prefix effect of a successful answer (a whole body, or a stream's final response). */
 export type PrefixEffectReader = (response: JsonObject, path: string, now: number) => PrefixEffect | undefined;
@@ -57,12 +61,28 @@ export interface MeasuredEndpoint {
   prefixEffect?: PrefixEffectReader;
   /** The complete response a streamed event carries at the end of a stream, if this event does. */
   finalResponseOf?(event: JsonObject): JsonObject | undefined;
+  /**
+   * The provider's own token count of this call, to estimate content the gateway cannot measure
+   * (a stored file, a prompt template); absent, or undefined for a body, where the provider cannot count it.
+   */
+  tokenCount?(body: JsonObject, path: string): TokenCountRequest | undefined;
+}
+
+/** A request the gateway makes for the provider's token count of a call, and where the answer holds it. */
+export interface TokenCountRequest {
+  /** The route path below the surface's mount. */
+  path: string;
+  body: JsonObject;
+  tokensOf(response: JsonObject): number | undefined;
 }
 
 /** A route forwarded as it is, without measuring (e.g. listing models). */
 export interface ProxyEndpoint {
   kind: "proxy";
+  /** Read from a successful whole answer, or from the final response of a streamed one (`finalResponseOf`). */
   prefixEffect?: PrefixEffectReader;
+  /** The complete response a streamed event carries at the end of a stream, if this event does. */
+  finalResponseOf?(event: JsonObject): JsonObject | undefined;
 }
 
 /** How to ask a provider for the token count of a prefix the gateway did not see created. */

@@ -1,5 +1,5 @@
 import { containsJsonValue } from "../json/embedded-json.js";
-import type { LogicalCall } from "../logical-call.js";
+import type { LogicalCall, OtherField } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { codePointsOf, compactJsonCodePoints } from "./code-points.js";
 
@@ -10,8 +10,12 @@ export interface PromptSize {
   message_chars: number;
   tool_chars: number;
   schema_chars: number;
+  /** Every other field the model may read: ids, names, unknown fields, as compact JSON of key and value. */
+  other_chars: number;
   cache_prefix_chars: number;
   media_parts: number;
+  /** The policy's cap on media parts, when it sets one. */
+  media_parts_limit?: number;
   schema_deduplicated: boolean;
   total_chars: number;
   reserve_chars: number;
@@ -46,17 +50,26 @@ export interface MeasureContext {
 
 /** The code points of a call's parts, which both checks of an unchanged call share. */
 export interface CallCounts {
-  /** System texts, messages and tools outside an inline cached prefix. */
+  /** System texts, messages, tools and other fields outside an inline cached prefix. */
   system: number;
   messages: number;
   tools: number;
-  /** The inline cached prefix: its system texts, messages and tools. */
+  other: number;
+  /** The name and description of the response format (its schema is counted by `measure`). */
+  schemaTexts: number;
+  /** The inline cached prefix: its system texts, messages, tools and other fields. */
   inline: number;
+}
+
+function otherChars(fields: readonly OtherField[]): number {
+  let chars = 0;
+  for (const field of fields) chars += field.chars;
+  return chars;
 }
 
 /** Counts the parts of a logical call (its schema is counted by `measure`, which may de-duplicate it). */
 export function countCall(call: LogicalCall): CallCounts {
-  const inline = call.inlinePrefix ?? { tools: 0, system: 0, messages: 0 };
+  const inline = call.inlinePrefix ?? { tools: 0, system: 0, messages: 0, other: 0 };
   let tools = 0;
   let inlineTools = 0;
   call.tools.forEach((tool, index) => {
@@ -66,11 +79,14 @@ export function countCall(call: LogicalCall): CallCounts {
   });
   const inlineSystem = codePointsOf(call.system.slice(0, inline.system));
   const inlineMessages = codePointsOf(call.messages.slice(0, inline.messages));
+  const inlineOther = otherChars(call.other.slice(0, inline.other));
   return {
     system: codePointsOf(call.system.slice(inline.system)),
     messages: codePointsOf(call.messages.slice(inline.messages)),
     tools,
-    inline: inlineTools + inlineSystem + inlineMessages,
+    other: otherChars(call.other.slice(inline.other)),
+    schemaTexts: codePointsOf(call.schemaTexts),
+    inline: inlineTools + inlineSystem + inlineMessages + inlineOther,
   };
 }
 
@@ -87,9 +103,9 @@ export function measure(call: LogicalCall, context: MeasureContext, counts = cou
     preflight &&
     call.responseSchema !== undefined &&
     (context.cachedPrefix.containsSchema || call.system.some((text) => containsJsonValue(text, call.responseSchema)));
-  const schemaChars = schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema);
+  const schemaChars = (schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema)) + counts.schemaTexts;
   const prefixChars = context.cachedPrefix.chars + counts.inline;
-  const totalChars = counts.system + counts.messages + counts.tools + schemaChars + prefixChars;
+  const totalChars = counts.system + counts.messages + counts.tools + schemaChars + counts.other + prefixChars;
   const reserveChars = preflight ? window.reserve_chars : 0;
   const size: PromptSize = {
     check: context.check,
@@ -97,6 +113,7 @@ export function measure(call: LogicalCall, context: MeasureContext, counts = cou
     message_chars: counts.messages,
     tool_chars: counts.tools,
     schema_chars: schemaChars,
+    other_chars: counts.other,
     cache_prefix_chars: prefixChars,
     media_parts: call.mediaParts,
     schema_deduplicated: schemaDeduplicated,
@@ -108,6 +125,8 @@ export function measure(call: LogicalCall, context: MeasureContext, counts = cou
     over_target: totalChars > window.target_chars,
     policy: context.policy.ref,
   };
+  const mediaLimit = window.max_media_parts;
+  if (mediaLimit !== undefined) size.media_parts_limit = mediaLimit;
   if (context.cachedPrefix.estimated) size.cache_prefix_estimated = true;
   return size;
 }

@@ -154,10 +154,11 @@ describe("promptgate replay: the window checks", () => {
       ],
     };
     const request = await replayOne({ surface: "openai", route: routes.chat, body });
-    expect(request.prompt_size).toMatchObject({ schema_deduplicated: true, schema_chars: 0, total_chars: 18_000 });
+    // Only the format's name ("fanout") is left of the schema in the preflight.
+    expect(request.prompt_size).toMatchObject({ schema_deduplicated: true, schema_chars: 6, total_chars: 18_006 });
     expect(request.provider_prompt_size).toMatchObject({
       schema_deduplicated: false,
-      total_chars: 18_000 + compactJsonCodePoints(fanout),
+      total_chars: 18_006 + compactJsonCodePoints(fanout),
     });
     expect(request).toMatchObject({ passes: false, rejected_by: "provider" });
   });
@@ -183,7 +184,8 @@ describe("promptgate replay: the window checks", () => {
     });
     expect(request.prompt_size?.schema_chars).toBe(compactJsonCodePoints(v22));
     expect(request.prompt_size?.total_chars).toBe(5 + compactJsonCodePoints(v22));
-    expect(request.provider_prompt_size?.schema_chars).toBe(compactJsonCodePoints(v22));
+    // The provider receives the schema natively, under the name the gateway gives it.
+    expect(request.provider_prompt_size?.schema_chars).toBe(compactJsonCodePoints(v22) + "promptgate_schema".length);
     expect(request.passes).toBe(true);
   });
 

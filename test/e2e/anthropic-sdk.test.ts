@@ -124,7 +124,7 @@ describe("the @anthropic-ai/sdk client through the gateway", () => {
     expect(upstream.headers["anthropic-version"]).toBe(sent[0]?.headers.get("anthropic-version"));
   });
 
-  it("measures system, messages and tools", async () => {
+  it("measures system, messages, tools, and the tool use ids as other", async () => {
     const { response } = await client.messages
       .create({
         model: "claude-test",
@@ -141,13 +141,15 @@ describe("the @anthropic-ai/sdk client through the gateway", () => {
     expect(response.headers.get("x-promptgate-ref")).toMatch(/^ref_[0-9a-f]{16}$/);
     const messageChars = 11 + "lookup".length + JSON.stringify({ term: "x" }).length + "found".length;
     const toolChars = JSON.stringify(tools[0]).length;
+    const otherChars = '"id":"toolu_1"'.length + '"tool_use_id":"toolu_1"'.length;
     expect(sizeHeader(response)).toMatchObject({
       check: "preflight",
       system_chars: 9,
       message_chars: messageChars,
       tool_chars: toolChars,
       schema_chars: 0,
-      total_chars: 9 + messageChars + toolChars,
+      other_chars: otherChars,
+      total_chars: 9 + messageChars + toolChars + otherChars,
       reserve_chars: 1500,
       limit_chars: 20000,
       over_target: false,

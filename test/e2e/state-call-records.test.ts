@@ -59,7 +59,8 @@ const schemaChars = JSON.stringify(schema).length;
 describe("the call record of a rejected call", () => {
   it("holds both checks' prompt_size when the provider check refused, the decision, and no prompt text", async () => {
     const system = `Answer with JSON matching ${JSON.stringify(schema)}`;
-    const userChars = 18_500 - Array.from(system).length;
+    // The format's name, "answer", counts in both checks with the schema.
+    const userChars = 18_500 - Array.from(system).length - "answer".length;
     harness.upstream.received.length = 0;
     const error = await rejected(
       client("records-1").chat.completions.create({
@@ -85,7 +86,7 @@ describe("the call record of a rejected call", () => {
       preflight: {
         check: "preflight",
         schema_deduplicated: true,
-        schema_chars: 0,
+        schema_chars: "answer".length,
         total_chars: 18_500,
         conservative_total_chars: 20_000,
       },

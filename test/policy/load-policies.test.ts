@@ -59,7 +59,14 @@ describe("loadPolicies with the shipped files", () => {
     expect(policy).toEqual({
       name: "investigation.bounded",
       description: expect.any(String),
-      window: { enforce: true, target_chars: 10000, limit_chars: 20000, reserve_chars: 1500 },
+      window: {
+        enforce: true,
+        target_chars: 10000,
+        limit_chars: 20000,
+        reserve_chars: 1500,
+        unknown_fields: "reject",
+        max_media_parts: 0,
+      },
       gemini: { projection: "nested", schema_field: "responseJsonSchema" },
       validation: { enabled: true, on_invalid: "error" },
       repair: [

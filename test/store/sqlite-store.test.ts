@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -47,7 +47,7 @@ describe("sqliteStore", () => {
     const path = freshPath();
     const version = policyVersion("investigation.bounded", sha("a"));
     const prefix = { name: "cachedContents/abc", chars: 4_000, schemaHashes: [sha("d")], expiresAt: 10_000 };
-    const history = { id: "resp_1", chars: 9_000, expiresAt: 10_000 };
+    const history = { id: "resp_1", chars: 9_000, outputKnown: false, expiresAt: 10_000 };
     const first = sqliteStore(path);
     await first.savePolicyVersion(version);
     await first.freezeCasePolicy("case-1", "investigation.bounded", sha("a"));
@@ -111,6 +111,51 @@ describe("sqliteStore", () => {
     const reader = new Database(path, { readonly: true });
     expect(reader.prepare("SELECT id FROM kept_by_hand").all()).toEqual([{ id: 7 }]);
     reader.close();
+  });
+
+  /** A database as promptgate of schema version 1 left it, with one response history. */
+  function versionOneDatabase(path: string): void {
+    const database = new Database(path);
+    database.exec(readFileSync(new URL("../../migrations/0001_initial.sql", import.meta.url), "utf8"));
+    database.pragma("user_version = 1");
+    database
+      .prepare("INSERT INTO response_histories (id, chars, expires_at) VALUES (?, ?, ?)")
+      .run("resp_old", 9_000, 10_000);
+    database.close();
+  }
+
+  it("upgrades a database of schema version 1, keeping its response histories as counted with their output", async () => {
+    const path = freshPath();
+    versionOneDatabase(path);
+    const store = sqliteStore(path);
+    expect(await store.getResponseHistory("resp_old", 0)).toEqual({
+      id: "resp_old",
+      chars: 9_000,
+      outputKnown: true,
+      expiresAt: 10_000,
+    });
+    await store.putResponseHistory({ id: "resp_new", chars: 100, outputKnown: false, expiresAt: 10_000 });
+    await store.completeResponseHistory("resp_new", 50);
+    expect(await store.getResponseHistory("resp_new", 0)).toMatchObject({ chars: 150, outputKnown: true });
+    await store.close();
+    expect(readPragma(path, "user_version")).toBe(schemaVersion);
+  });
+
+  it("lets a process of schema version 1 sharing an upgraded file keep writing histories, counted as known", async () => {
+    const path = freshPath();
+    versionOneDatabase(path);
+    const store = sqliteStore(path);
+    // The statement the previous version of the store writes a response history with.
+    const previous = new Database(path);
+    previous
+      .prepare(
+        `INSERT INTO response_histories (id, chars, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET chars = excluded.chars, expires_at = excluded.expires_at`,
+      )
+      .run("resp_from_previous", 4_000, 10_000);
+    previous.close();
+    expect(await store.getResponseHistory("resp_from_previous", 0)).toMatchObject({ chars: 4_000, outputKnown: true });
+    await store.close();
   });
 
   it("commits the writes of one turn together, each caller told once its commit is done", async () => {

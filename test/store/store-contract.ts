@@ -54,6 +54,7 @@ export function callRecord(ref: string, caseId: string | undefined, overrides: P
       message_chars: 4_000,
       tool_chars: 0,
       schema_chars: 800,
+      other_chars: 0,
       cache_prefix_chars: 0,
       media_parts: 0,
       schema_deduplicated: false,
@@ -232,11 +233,17 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
     });
 
     describe("response histories", () => {
-      const history = { id: "resp_123", chars: 64_000, expiresAt: 10_000 };
+      const history = { id: "resp_123", chars: 64_000, outputKnown: true, expiresAt: 10_000 };
+      const pending = { id: "resp_bg", chars: 3_000, outputKnown: false, expiresAt: 10_000 };
 
       it("returns a stored record before its expiry", async () => {
         await store.putResponseHistory(history);
         expect(await store.getResponseHistory(history.id, 9_999)).toEqual(history);
+      });
+
+      it("returns a record whose output is not known yet as such", async () => {
+        await store.putResponseHistory(pending);
+        expect(await store.getResponseHistory(pending.id, 0)).toEqual(pending);
       });
 
       it("returns undefined for an unknown id", async () => {
@@ -255,13 +262,60 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       });
 
       it("replaces a record stored again under the same id", async () => {
-        await store.putResponseHistory(history);
-        await store.putResponseHistory({ ...history, chars: 70_000, expiresAt: 20_000 });
-        expect(await store.getResponseHistory(history.id, 15_000)).toEqual({
-          ...history,
+        await store.putResponseHistory(pending);
+        await store.putResponseHistory({ ...pending, chars: 70_000, outputKnown: true, expiresAt: 20_000 });
+        expect(await store.getResponseHistory(pending.id, 15_000)).toEqual({
+          ...pending,
           chars: 70_000,
+          outputKnown: true,
           expiresAt: 20_000,
         });
+      });
+
+      it("adds the output to a record whose output was unknown and marks it known", async () => {
+        await store.putResponseHistory(pending);
+        await store.completeResponseHistory(pending.id, 25_000);
+        expect(await store.getResponseHistory(pending.id, 0)).toEqual({
+          ...pending,
+          chars: 28_000,
+          outputKnown: true,
+        });
+      });
+
+      it("adds the output once however often the record is completed", async () => {
+        await store.putResponseHistory(pending);
+        await store.completeResponseHistory(pending.id, 500);
+        await store.completeResponseHistory(pending.id, 500);
+        expect((await store.getResponseHistory(pending.id, 0))?.chars).toBe(3_500);
+      });
+
+      it("adds the output once when many completions of one record run at once", async () => {
+        await store.putResponseHistory(pending);
+        await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(() => store.completeResponseHistory(pending.id, 500)));
+        expect(await store.getResponseHistory(pending.id, 0)).toEqual({ ...pending, chars: 3_500, outputKnown: true });
+      });
+
+      it("leaves a record whose output is known unchanged when it is completed", async () => {
+        await store.putResponseHistory(history);
+        await store.completeResponseHistory(history.id, 500);
+        expect(await store.getResponseHistory(history.id, 0)).toEqual(history);
+      });
+
+      it("creates no record when an unknown id is completed", async () => {
+        await store.completeResponseHistory("resp_unknown", 500);
+        expect(await store.getResponseHistory("resp_unknown", 0)).toBeUndefined();
+      });
+
+      it("forgets a deleted record", async () => {
+        await store.putResponseHistory(pending);
+        await store.deleteResponseHistory(pending.id);
+        expect(await store.getResponseHistory(pending.id, 0)).toBeUndefined();
+      });
+
+      it("ignores the deletion of an unknown id", async () => {
+        await store.putResponseHistory(history);
+        await store.deleteResponseHistory("resp_unknown");
+        expect(await store.getResponseHistory(history.id, 0)).toEqual(history);
       });
     });
 

@@ -43,7 +43,7 @@ describe("memoryStore bounds", () => {
       await store.putCachedPrefix({ name, chars: 1, schemaHashes: [], expiresAt: 10_000 });
     }
     for (const id of ["resp_1", "resp_2", "resp_3"]) {
-      await store.putResponseHistory({ id, chars: 1, expiresAt: 10_000 });
+      await store.putResponseHistory({ id, chars: 1, outputKnown: true, expiresAt: 10_000 });
     }
     expect(await store.getCachedPrefix("cachedContents/1", 0)).toBeUndefined();
     expect(await store.getCachedPrefix("cachedContents/3", 0)).toBeDefined();

@@ -1,6 +1,6 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import { parseMessages } from "../../src/surfaces/anthropic/parse-messages.js";
+import { parseMessages } from "../../src/surfaces/anthropic/messages-body.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
@@ -155,8 +155,10 @@ describe("parseMessages", () => {
     expect(call.messages).toEqual(["Read"]);
   });
 
-  it("counts a container_upload block as a media part", () => {
-    expect(parseMessages(userBlocks({ type: "container_upload", file_id: "file_1" })).mediaParts).toBe(1);
+  it("notes a container_upload block as content the gateway cannot measure", () => {
+    const call = parseMessages(userBlocks({ type: "container_upload", file_id: "file_1" }));
+    expect(call.mediaParts).toBe(0);
+    expect(call.unmeasured.map((content) => content.path)).toEqual(["messages[0].content[0].file_id"]);
   });
 
   it("takes a plain-text document's data, title and context as text", () => {
@@ -203,9 +205,28 @@ describe("parseMessages", () => {
     expect(call.mediaParts).toBe(1);
   });
 
-  it("counts a block of another type as its compact JSON", () => {
-    const block = { type: "search_result", source: "https://example.com", title: "T", content: [] };
+  it("takes a search result's source, title and text blocks as message text", () => {
+    const block = {
+      type: "search_result",
+      source: "https://example.com",
+      title: "T",
+      content: [{ type: "text", text: "x" }],
+    };
+    expect(parseMessages(userBlocks(block)).messages).toEqual(["https://example.com", "T", "x"]);
+  });
+
+  it("counts a server tool result replayed from an earlier turn as its whole compact JSON", () => {
+    const block = { type: "web_search_tool_result", tool_use_id: "srvtoolu_1", content: [] };
     expect(parseMessages(userBlocks(block)).messages).toEqual([JSON.stringify(block)]);
+  });
+
+  it("counts a block of an unknown type as an unknown field, its whole compact JSON", () => {
+    const block = { type: "future_block", value: 1 };
+    const call = parseMessages(userBlocks(block));
+    expect(call.messages).toEqual([]);
+    expect(call.other).toEqual([
+      { path: "messages[0].content[0]", chars: JSON.stringify(block).length, unknown: true },
+    ]);
   });
 
   it("collects the tools as tool declarations", () => {
@@ -404,8 +425,12 @@ describe("measuring a Messages body", () => {
     expect(size.media_parts).toBe(2);
   });
 
+  it("counts the tool use ids as other_chars", () => {
+    expect(size.other_chars).toBe('"id":"toolu_1"'.length + '"tool_use_id":"toolu_1"'.length);
+  });
+
   it("adds the categories into the totals and reports the policy", () => {
-    const total = 16 + 40 + compactTool.length + compactSchema.length;
+    const total = 16 + 40 + compactTool.length + compactSchema.length + size.other_chars;
     expect(size.total_chars).toBe(total);
     expect(size.conservative_total_chars).toBe(total + 1500);
     expect(size.policy).toBe(boundedRef);

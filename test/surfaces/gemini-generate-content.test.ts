@@ -140,9 +140,12 @@ describe("parseGenerateContent", () => {
     expect(call.messages).toEqual([]);
   });
 
-  it("counts a part of an unknown kind as its compact JSON", () => {
+  it("counts a member of a part that Gemini does not know as an unknown field, with its key", () => {
     const call = parse(userParts({ futurePart: { value: 1 } }));
-    expect(call.messages).toEqual(['{"futurePart":{"value":1}}']);
+    expect(call.messages).toEqual([]);
+    expect(call.other).toEqual([
+      { path: "contents[0].parts[0].futurePart", chars: '"futurePart":{"value":1}'.length, unknown: true },
+    ]);
   });
 
   it("collects the tools as tool declarations", () => {

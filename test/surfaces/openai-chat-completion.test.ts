@@ -1,6 +1,6 @@
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
-import { parseChatCompletion } from "../../src/surfaces/openai/parse-chat-completion.js";
+import { parseChatCompletion } from "../../src/surfaces/openai/chat-completion-body.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
@@ -81,7 +81,8 @@ describe("parseChatCompletion", () => {
       ],
     });
     expect(call.mediaParts).toBe(3);
-    expect(call.messages).toEqual(["Look"]);
+    // The file name is text the model sees.
+    expect(call.messages).toEqual(["Look", "a.pdf"]);
   });
 
   it("takes an assistant message's refusal, as a field or as a part, as message text", () => {
@@ -161,9 +162,12 @@ describe("parseChatCompletion", () => {
     expect(call.messages).toEqual(["Checking.", "f", "{}"]);
   });
 
-  it("counts a content part of an unknown type as its compact JSON", () => {
+  it("counts a content part of an unknown type as an unknown field, its whole compact JSON", () => {
     const call = parseChatCompletion({ messages: [{ role: "user", content: [{ type: "future_part", value: 1 }] }] });
-    expect(call.messages).toEqual(['{"type":"future_part","value":1}']);
+    expect(call.messages).toEqual([]);
+    expect(call.other).toEqual([
+      { path: "messages[0].content[0]", chars: '{"type":"future_part","value":1}'.length, unknown: true },
+    ]);
   });
 
   it("collects tools and deprecated functions as tool declarations", () => {
@@ -345,17 +349,21 @@ describe("measuring a Chat Completions body", () => {
     expect(size.system_chars).toBe(19 + 25);
   });
 
-  it("counts user text, tool call name and arguments, and tool results as message_chars", () => {
-    // "Café 😀?" (7) + "lookup" (6) + '{"id": 7}' (9) + "found 𝄞" (7)
-    expect(size.message_chars).toBe(7 + 6 + 9 + 7);
+  it("counts user text, the file name, tool call name and arguments, and tool results as message_chars", () => {
+    // "Café 😀?" (7) + "a.pdf" (5) + "lookup" (6) + '{"id": 7}' (9) + "found 𝄞" (7)
+    expect(size.message_chars).toBe(7 + 5 + 6 + 9 + 7);
+  });
+
+  it("counts the tool call ids as other_chars, each as the compact JSON of its key and value", () => {
+    expect(size.other_chars).toBe('"id":"call_1"'.length + '"tool_call_id":"call_1"'.length);
   });
 
   it("counts the tools as compact JSON, whatever the whitespace of the body", () => {
     expect(size.tool_chars).toBe(compactTool.length);
   });
 
-  it("counts the response schema as compact JSON, non-ASCII as one code point", () => {
-    expect(size.schema_chars).toBe(compactSchema.length);
+  it("counts the response schema as compact JSON, non-ASCII as one code point, with its name", () => {
+    expect(size.schema_chars).toBe(compactSchema.length + "answer".length);
   });
 
   it("counts the image, audio and file parts as media_parts", () => {
@@ -363,7 +371,7 @@ describe("measuring a Chat Completions body", () => {
   });
 
   it("adds the categories into the totals and reports the policy", () => {
-    const total = 44 + 29 + compactTool.length + compactSchema.length;
+    const total = 44 + 34 + compactTool.length + compactSchema.length + 6 + 36;
     expect(size.total_chars).toBe(total);
     expect(size.conservative_total_chars).toBe(total + 1500);
     expect(size.policy).toBe(boundedRef);

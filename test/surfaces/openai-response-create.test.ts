@@ -1,6 +1,6 @@
 import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
-import { parseResponseCreate } from "../../src/surfaces/openai/parse-response-create.js";
+import { parseResponseCreate } from "../../src/surfaces/openai/response-create-body.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
@@ -85,8 +85,10 @@ describe("parseResponseCreate", () => {
         },
       ],
     });
-    expect(call.mediaParts).toBe(3);
+    expect(call.mediaParts).toBe(2);
     expect(call.messages).toEqual(["Look"]);
+    // A stored file may be text: the gateway cannot measure it.
+    expect(call.unmeasured).toEqual([{ path: "input[0].content[2].file_id", what: "a stored file" }]);
   });
 
   it("takes a function_call item as its name and its arguments text exactly as sent", () => {
@@ -148,14 +150,24 @@ describe("parseResponseCreate", () => {
     expect(call.messages).toEqual(["First", "Second"]);
   });
 
-  it("counts an item of another type as its compact JSON", () => {
-    const call = parseResponseCreate({ input: [{ type: "item_reference", id: "msg_1" }] });
-    expect(call.messages).toEqual(['{"type":"item_reference","id":"msg_1"}']);
+  it("notes an item reference, with or without its type, as content the gateway cannot measure", () => {
+    const call = parseResponseCreate({ input: [{ type: "item_reference", id: "msg_1" }, { id: "msg_2" }] });
+    expect(call.messages).toEqual([]);
+    expect(call.unmeasured.map((content) => content.path)).toEqual(["input[0].id", "input[1].id"]);
   });
 
-  it("counts a content part of an unknown type as its compact JSON", () => {
+  it("counts a replayed item of a kind without a finer reading as its whole compact JSON", () => {
+    const item = { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "q" } };
+    const call = parseResponseCreate({ input: [item] });
+    expect(call.messages).toEqual([JSON.stringify(item)]);
+  });
+
+  it("counts a content part of an unknown type as an unknown field, its whole compact JSON", () => {
     const call = parseResponseCreate({ input: [{ role: "user", content: [{ type: "future_part", v: 1 }] }] });
-    expect(call.messages).toEqual(['{"type":"future_part","v":1}']);
+    expect(call.messages).toEqual([]);
+    expect(call.other).toEqual([
+      { path: "input[0].content[0]", chars: '{"type":"future_part","v":1}'.length, unknown: true },
+    ]);
   });
 
   it("takes instructions given as message items as system text, whatever their role", () => {
@@ -195,9 +207,9 @@ describe("parseResponseCreate", () => {
   // amount of context past the window (contract 3: stored history counts in full). Suggested
   // fix: record `conversation` as a cached prefix (e.g. a new kind "conversation", measured
   // from recorded history or rejected/estimated per `cache.unknown_prefix`).
-  it("records a conversation id as a cached prefix, like previous_response_id", () => {
+  it("records a conversation as content the gateway cannot measure", () => {
     const call = responses({ model: "m", input: "x", conversation: "conv_123" });
-    expect(call.cachedPrefix?.id).toBe("conv_123");
+    expect(call.unmeasured).toEqual([{ path: "conversation", what: "a stored conversation" }]);
   });
 
   // plain object (`textParts[type]`), so a part type that names an Object.prototype member
@@ -205,9 +217,11 @@ describe("parseResponseCreate", () => {
   // is then refused with a garbage param path (`input[0].content[0].function toString() {
   // [native code] }`) instead of being counted as compact JSON like any other unknown type.
   // Suggested fix: `Object.hasOwn(textParts, type) ? textParts[type] : undefined`, or a Map.
-  it("counts a content part whose type names an Object.prototype member as compact JSON", () => {
+  it("counts a content part whose type names an Object.prototype member as an unknown part", () => {
     const call = parseResponseCreate({ input: [{ role: "user", content: [{ type: "toString", text: "x" }] }] });
-    expect(call.messages).toEqual(['{"type":"toString","text":"x"}']);
+    expect(call.other).toEqual([
+      { path: "input[0].content[0]", chars: '{"type":"toString","text":"x"}'.length, unknown: true },
+    ]);
   });
 });
 
@@ -351,18 +365,23 @@ describe("measuring a Responses body", () => {
     expect(size.tool_chars).toBe(compactTool.length);
   });
 
-  it("counts the text.format schema as compact JSON", () => {
-    expect(size.schema_chars).toBe(compactSchema.length);
+  it("counts the text.format schema as compact JSON, with its name", () => {
+    expect(size.schema_chars).toBe(compactSchema.length + "answer".length);
   });
 
-  it("counts the image and file parts as media_parts", () => {
-    expect(size.media_parts).toBe(2);
+  it("counts the image as a media part and notes the stored file as unmeasured", () => {
+    expect(size.media_parts).toBe(1);
+    expect(call.unmeasured.map((content) => content.path)).toEqual(["input[1].content[2].file_id"]);
+  });
+
+  it("counts the call ids as other_chars", () => {
+    expect(size.other_chars).toBe(2 * '"call_id":"c1"'.length);
   });
 
   it("adds the previous response's characters as cache_prefix_chars to the total", () => {
     expect(call.cachedPrefix).toEqual({ kind: "previous-response", id: "resp_1" });
     expect(size.cache_prefix_chars).toBe(300);
-    expect(size.total_chars).toBe(18 + 28 + compactTool.length + compactSchema.length + 300);
+    expect(size.total_chars).toBe(18 + 28 + compactTool.length + compactSchema.length + 6 + 28 + 300);
     expect(size.policy).toBe(boundedRef);
   });
 

@@ -18,6 +18,7 @@ describe("measure", () => {
       "message_chars",
       "tool_chars",
       "schema_chars",
+      "other_chars",
       "cache_prefix_chars",
       "media_parts",
       "schema_deduplicated",

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/json/canonical-json.js";
 import { containsJsonValue } from "../../src/json/embedded-json.js";
-import { parseMessages } from "../../src/surfaces/anthropic/parse-messages.js";
+import { parseMessages } from "../../src/surfaces/anthropic/messages-body.js";
 import { parseGenerateContent } from "../../src/surfaces/gemini/parse-generate-content.js";
-import { parseChatCompletion } from "../../src/surfaces/openai/parse-chat-completion.js";
-import { parseResponseCreate } from "../../src/surfaces/openai/parse-response-create.js";
+import { parseChatCompletion } from "../../src/surfaces/openai/chat-completion-body.js";
+import { parseResponseCreate } from "../../src/surfaces/openai/response-create-body.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, logicalCall } from "./fixtures.js";
 
@@ -206,7 +206,8 @@ describe("schema de-duplication in measure", () => {
     });
     const size = measure(call, preflight);
     expect(size.schema_deduplicated).toBe(true);
-    expect(size.schema_chars).toBe(0);
+    // Only the schema's name is left: it does not stand in the system text.
+    expect(size.schema_chars).toBe("answer".length);
     expect(size.message_chars).toBe(3);
   });
 

@@ -3,22 +3,55 @@ import type { Store } from "../../store/store.js";
 
 /** One migration of `migrations/`, split into its statements (see scripts/build-worker-assets.ts). */
 export interface D1Migration {
+  /** The file name, e.g. `0001_initial.sql`, as `wrangler d1 migrations apply` records it. */
   name: string;
   statements: string[];
 }
 
 /**
- * Creates the tables of `migrations` in a database that has none yet, so that `wrangler dev` and tests need no
- * manual step; a database that has them is left to `wrangler d1 migrations apply`. The statements say IF NOT EXISTS,
- * so two isolates that both find the database empty do no harm.
+ * The ledger of applied migrations that `wrangler d1 migrations apply` keeps (its default
+ * `migrations_table`, with its columns): the worker keeps the same one, so that neither applies a
+ * migration the other has applied.
  */
-async function createTablesIfAbsent(db: D1Database, migrations: readonly D1Migration[]): Promise<void> {
+const ledger = "d1_migrations";
+
+async function appliedMigrations(db: D1Database): Promise<Set<string>> {
   const found = await db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'calls'")
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .bind(ledger)
     .first<{ name: string }>();
-  if (found !== null) return;
-  const statements = migrations.flatMap((migration) => migration.statements);
-  await db.batch(statements.map((statement) => db.prepare(statement)));
+  if (found === null) return new Set();
+  const { results } = await db.prepare(`SELECT name FROM ${ledger}`).all<{ name: string }>();
+  return new Set(results.map((row) => row.name));
+}
+
+/**
+ * Applies the migrations the ledger lacks, each with its ledger entry, in one batch (one transaction),
+ * so that `wrangler dev`, tests and an upgraded worker need no manual step. A database made before
+ * the ledger (by a worker that created the tables of 0001 on first use) gets 0001 again, whose
+ * statements say IF NOT EXISTS, and the rest. When another isolate applied the same migrations
+ * first, this batch fails on a statement that runs only once and is rolled back; the ledger then
+ * says all is done.
+ */
+async function migrate(db: D1Database, migrations: readonly D1Migration[]): Promise<void> {
+  const applied = await appliedMigrations(db);
+  const missing = migrations.filter((migration) => !applied.has(migration.name));
+  if (missing.length === 0) return;
+  const statements = [
+    db.prepare(
+      `CREATE TABLE IF NOT EXISTS ${ledger} (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL)`,
+    ),
+    ...missing.flatMap((migration) => [
+      ...migration.statements.map((statement) => db.prepare(statement)),
+      db.prepare(`INSERT INTO ${ledger} (name) VALUES (?)`).bind(migration.name),
+    ]),
+  ];
+  try {
+    await db.batch(statements);
+  } catch (error) {
+    const now = await appliedMigrations(db);
+    if (migrations.some((migration) => !now.has(migration.name))) throw error;
+  }
 }
 
 /**
@@ -29,9 +62,9 @@ async function createTablesIfAbsent(db: D1Database, migrations: readonly D1Migra
 export function d1Store(db: D1Database, migrations: readonly D1Migration[]): Store {
   let ready: Promise<void> | undefined;
 
-  /** The database with its tables; a failed creation is tried again by the next call. */
+  /** The database with its tables; a failed migration is tried again by the next call. */
   async function database(): Promise<D1Database> {
-    ready ??= createTablesIfAbsent(db, migrations).catch((error: unknown) => {
+    ready ??= migrate(db, migrations).catch((error: unknown) => {
       ready = undefined;
       throw error;
     });

@@ -1,11 +1,17 @@
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
+import { parseMessages } from "./messages-body.js";
 import { messagesStructuredOutput } from "./messages-structured-output.js";
-import { parseMessages } from "./parse-messages.js";
+import { messagesTokenCount } from "./messages-token-count.js";
 import { renderAnthropicError, renderAnthropicStreamError } from "./render-anthropic-error.js";
 
 const routes: Record<string, Endpoint> = {
-  "/v1/messages": { kind: "generate", parse: parseMessages, structuredOutput: messagesStructuredOutput },
+  "/v1/messages": {
+    kind: "generate",
+    parse: parseMessages,
+    structuredOutput: messagesStructuredOutput,
+    tokenCount: messagesTokenCount,
+  },
   "/v1/messages/count_tokens": { kind: "count", parse: parseMessages },
 };
 

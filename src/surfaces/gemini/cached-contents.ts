@@ -1,7 +1,8 @@
 import { emptyCall } from "../../logical-call.js";
 import type { Endpoint, MethodNotAllowed, PrefixEffect, PrefixEffectReader } from "../surface.js";
 import type { JsonObject } from "../wire-fields.js";
-import { parseGenerateContent } from "./parse-generate-content.js";
+import { arrayOf, parameters, readBody } from "../wire-rules.js";
+import { content, generateContentMembers, message } from "./generate-content-body.js";
 
 const collectionRoute = /^\/(v1beta|v1|v1alpha)\/cachedContents$/;
 const itemRoute = /^\/(v1beta|v1|v1alpha)\/(cachedContents\/[^/]+)$/;
@@ -21,19 +22,19 @@ function effectOf(kind: "cached-content-created" | "cached-content-expiry"): Pre
   };
 }
 
+/** A create carries what the calls that use it will not: system instruction, contents, tools. */
+const createBody = message({
+  contents: arrayOf(content),
+  systemInstruction: generateContentMembers.systemInstruction,
+  tools: generateContentMembers.tools,
+  toolConfig: generateContentMembers.toolConfig,
+  ...parameters("model", "ttl", "expireTime", "displayName", "name", "kmsKeyName"),
+});
+
 /** A create is measured like the call that will use it: its system instruction, contents and tools. */
 const create: Endpoint = {
   kind: "cache",
-  parse(body) {
-    const call = parseGenerateContent({ ...body, contents: body.contents ?? [] }, undefined, false);
-    return {
-      ...emptyCall(),
-      system: call.system,
-      messages: call.messages,
-      tools: call.tools,
-      mediaParts: call.mediaParts,
-    };
-  },
+  parse: (body) => readBody(createBody, body, emptyCall()),
   prefixEffect: effectOf("cached-content-created"),
 };
 

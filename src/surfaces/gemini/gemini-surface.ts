@@ -1,6 +1,7 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
-import { type Endpoint, forMethod, type Surface } from "../surface.js";
-import { isObject } from "../wire-fields.js";
+import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
+import { tokenCountRequest } from "../token-count.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
 import { matchCachedContents } from "./cached-contents.js";
 import { classifyGeminiError } from "./classify-gemini-error.js";
 import { geminiStructuredOutput } from "./gemini-structured-output.js";
@@ -16,14 +17,24 @@ const methods: Record<string, Endpoint> = {
     kind: "generate",
     parse: (body, path) => parseGenerateContent(body, modelOf(path), false),
     structuredOutput: geminiStructuredOutput,
+    tokenCount: generateContentTokenCount,
   },
   streamGenerateContent: {
     kind: "generate",
     parse: (body, path) => parseGenerateContent(body, modelOf(path), true),
     structuredOutput: geminiStructuredOutput,
+    tokenCount: generateContentTokenCount,
   },
   countTokens: { kind: "count", parse: (body, path) => parseCountTokens(body, modelOf(path)) },
 };
+
+/** Gemini's own count of a generateContent call: countTokens with the whole request. */
+function generateContentTokenCount(body: JsonObject, path: string): TokenCountRequest | undefined {
+  const route = modelRoute.exec(path);
+  if (route === null) return undefined;
+  const request = { generateContentRequest: { ...body, model: `models/${modelOf(path)}` } };
+  return tokenCountRequest(`/${route[1]}/models/${route[2]}:countTokens`, request, "totalTokens");
+}
 
 function modelOf(path: string): string | undefined {
   const model = modelRoute.exec(path)?.[2];

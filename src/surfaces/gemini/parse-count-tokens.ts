@@ -1,20 +1,22 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
-import { asArray, asObject, type JsonObject } from "../wire-fields.js";
-import { geminiMember } from "./gemini-member.js";
-import { parseGenerateContent } from "./parse-generate-content.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
+import { arrayOf, readBody } from "../wire-rules.js";
+import { content, generateContentMembers, message, refuseBesideCache } from "./generate-content-body.js";
+
+const countTokensBody = message({
+  contents: arrayOf(content),
+  generateContentRequest: message(generateContentMembers),
+});
 
 /** Parses a countTokens body: either `{contents}` or `{generateContentRequest}`, never both. */
 export function parseCountTokens(body: JsonObject, model: string | undefined): LogicalCall {
-  const request = geminiMember(body, "generateContentRequest", "");
-  if (request !== undefined) {
-    if (body.contents !== undefined) {
-      throw invalidRequest("'contents' and 'generateContentRequest' must not both be set.", "contents");
-    }
-    const requestBody = asObject(request, "generateContentRequest");
-    return parseGenerateContent(requestBody, model, false, "generateContentRequest.");
+  const request = body.generateContentRequest ?? body.generate_content_request;
+  if (request !== undefined && request !== null && body.contents !== undefined && body.contents !== null) {
+    throw invalidRequest("'contents' and 'generateContentRequest' must not both be set.", "contents");
   }
-  if (body.contents === undefined) return { ...emptyCall(), model };
-  asArray(body.contents, "contents");
-  return parseGenerateContent({ contents: body.contents }, model, false);
+  const call = readBody(countTokensBody, body, emptyCall());
+  call.model = model;
+  if (isObject(request)) refuseBesideCache(call, request, "generateContentRequest.");
+  return call;
 }

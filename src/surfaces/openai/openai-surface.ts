@@ -1,12 +1,14 @@
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
+import { parseChatCompletion } from "./chat-completion-body.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
 import { classifyOpenAIError } from "./classify-openai-error.js";
-import { parseChatCompletion } from "./parse-chat-completion.js";
-import { parseResponseCreate } from "./parse-response-create.js";
 import { renderOpenAIError, renderOpenAIStreamError } from "./render-openai-error.js";
-import { completedResponseOf, responseStored } from "./responses-history.js";
+import { parseResponseCreate } from "./response-create-body.js";
+import { finalResponseOf, responseStored } from "./responses-history.js";
 import { responsesStructuredOutput } from "./responses-structured-output.js";
+import { responsesTokenCount } from "./responses-token-count.js";
+import { matchStoredResponse, responseIdPattern } from "./stored-response-routes.js";
 
 const routes: Record<string, { method: string; endpoint: Endpoint }> = {
   "/chat/completions": {
@@ -20,19 +22,21 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
       parse: parseResponseCreate,
       structuredOutput: responsesStructuredOutput,
       prefixEffect: responseStored,
-      finalResponseOf: completedResponseOf,
+      finalResponseOf,
+      tokenCount: responsesTokenCount,
     },
   },
+  "/responses/input_tokens": { method: "POST", endpoint: { kind: "count", parse: parseResponseCreate } },
   "/models": { method: "GET", endpoint: { kind: "proxy" } },
 };
 
-/** The OpenAI API (Chat Completions, Responses, Models) at `/openai/v1`. */
+/** The OpenAI API (Chat Completions, Responses with their stored responses, Models) at `/openai/v1`. */
 export const openaiSurface: Surface = {
   name: "openai",
   mount: "/openai/v1",
   match(method, path) {
     const route = routes[path];
-    if (route === undefined) return undefined;
+    if (route === undefined) return matchStoredResponse(method, path);
     return forMethod(method, route.method, route.endpoint);
   },
   forwardedHeaders: ["authorization", "openai-organization", "openai-project", "openai-beta", "idempotency-key"],
@@ -42,7 +46,7 @@ export const openaiSurface: Surface = {
   renderError: renderOpenAIError,
   renderStreamError: renderOpenAIStreamError,
   prefixTokenCount(prefix) {
-    if (prefix.kind !== "previous-response" || !/^[A-Za-z0-9_-]+$/.test(prefix.id)) return undefined;
+    if (prefix.kind !== "previous-response" || !responseIdPattern.test(prefix.id)) return undefined;
     return {
       path: `/responses/${prefix.id}`,
       tokensOf: (response) => {

@@ -67,8 +67,9 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
   }
   const measurements: Measurements = {};
   try {
-    const parsed = parseCall(endpoint, encoder.encode(JSON.stringify(stored.body)), stored.route);
-    if (parsed.call.cachedPrefix !== undefined && stored.cachePrefixChars === undefined) {
+    const parsed = parseCall(endpoint, encoder.encode(JSON.stringify(stored.body)), stored.route, context.policy);
+    const prefixUnknown = parsed.call.cachedPrefix !== undefined && stored.cachePrefixChars === undefined;
+    if (prefixUnknown || parsed.call.unmeasured.length > 0) {
       report.cache_prefix_unmeasured = true;
     }
     prepareCall(endpoint, parsed, stored.route, context.policy, namedSchema, cachedPrefix(stored), measurements);

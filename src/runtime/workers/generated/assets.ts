@@ -74,7 +74,9 @@ export const policies: ValidatedPolicy[] = [
         "enforce": true,
         "target_chars": 10000,
         "limit_chars": 20000,
-        "reserve_chars": 1500
+        "reserve_chars": 1500,
+        "unknown_fields": "reject",
+        "max_media_parts": 0
       },
       "gemini": {
         "projection": "nested",
@@ -916,6 +918,18 @@ export const namedSchemas: [string, unknown][] = [
               "description": "Added to the measured total in the preflight check. Less than limit_chars.",
               "type": "integer",
               "minimum": 0
+            },
+            "unknown_fields": {
+              "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.",
+              "enum": [
+                "count",
+                "reject"
+              ]
+            },
+            "max_media_parts": {
+              "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.",
+              "type": "integer",
+              "minimum": 0
             }
           }
         },
@@ -1094,6 +1108,12 @@ export const migrations: { name: string; statements: string[] }[] = [
       "CREATE TABLE IF NOT EXISTS response_histories (\n  id TEXT PRIMARY KEY,\n  chars INTEGER NOT NULL,\n  expires_at INTEGER NOT NULL\n)",
       "CREATE TABLE IF NOT EXISTS calls (\n  seq INTEGER PRIMARY KEY,\n  ref TEXT NOT NULL UNIQUE,\n  case_id TEXT,\n  time TEXT NOT NULL,\n  record TEXT NOT NULL\n)",
       "CREATE INDEX IF NOT EXISTS calls_by_case ON calls (case_id, seq)"
+    ]
+  },
+  {
+    "name": "0002_response_output_known.sql",
+    "statements": [
+      "ALTER TABLE response_histories ADD COLUMN output_known INTEGER NOT NULL DEFAULT 1 CHECK (output_known IN (0, 1))"
     ]
   }
 ];

@@ -3158,7 +3158,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -3296,7 +3296,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         for (const key1 in data2) {
-          if (!(key1 === "enforce" || key1 === "target_chars" || key1 === "limit_chars" || key1 === "reserve_chars")) {
+          if (!(key1 === "enforce" || key1 === "target_chars" || key1 === "limit_chars" || key1 === "reserve_chars" || key1 === "unknown_fields" || key1 === "max_media_parts")) {
             const err12 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err12];
@@ -3386,22 +3386,22 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
           }
         }
-      } else {
-        const err20 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err20];
-        } else {
-          vErrors.push(err20);
+        if (data2.unknown_fields !== void 0) {
+          let data7 = data2.unknown_fields;
+          if (!(data7 === "count" || data7 === "reject")) {
+            const err20 = { instancePath: instancePath + "/window/unknown_fields", schemaPath: "#/properties/window/properties/unknown_fields/enum", keyword: "enum", params: { allowedValues: schema313.properties.window.properties.unknown_fields.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err20];
+            } else {
+              vErrors.push(err20);
+            }
+            errors++;
+          }
         }
-        errors++;
-      }
-    }
-    if (data.gemini !== void 0) {
-      let data7 = data.gemini;
-      if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
-        for (const key2 in data7) {
-          if (!(key2 === "projection" || key2 === "schema_field")) {
-            const err21 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+        if (data2.max_media_parts !== void 0) {
+          let data8 = data2.max_media_parts;
+          if (!(typeof data8 == "number" && (!(data8 % 1) && !isNaN(data8)))) {
+            const err21 = { instancePath: instancePath + "/window/max_media_parts", schemaPath: "#/properties/window/properties/max_media_parts/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -3409,47 +3409,46 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-        }
-        if (data7.projection !== void 0) {
-          let data8 = data7.projection;
-          if (!(data8 === "nested" || data8 === "outer" || data8 === "none")) {
-            const err22 = { instancePath: instancePath + "/gemini/projection", schemaPath: "#/properties/gemini/properties/projection/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.projection.enum }, message: "must be equal to one of the allowed values" };
-            if (vErrors === null) {
-              vErrors = [err22];
-            } else {
-              vErrors.push(err22);
+          if (typeof data8 == "number") {
+            if (data8 < 0 || isNaN(data8)) {
+              const err22 = { instancePath: instancePath + "/window/max_media_parts", schemaPath: "#/properties/window/properties/max_media_parts/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
             }
-            errors++;
-          }
-        }
-        if (data7.schema_field !== void 0) {
-          let data9 = data7.schema_field;
-          if (!(data9 === "responseJsonSchema" || data9 === "responseSchema")) {
-            const err23 = { instancePath: instancePath + "/gemini/schema_field", schemaPath: "#/properties/gemini/properties/schema_field/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.schema_field.enum }, message: "must be equal to one of the allowed values" };
-            if (vErrors === null) {
-              vErrors = [err23];
-            } else {
-              vErrors.push(err23);
-            }
-            errors++;
           }
         }
       } else {
-        const err24 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err23 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err24];
+          vErrors = [err23];
         } else {
-          vErrors.push(err24);
+          vErrors.push(err23);
         }
         errors++;
       }
     }
-    if (data.validation !== void 0) {
-      let data10 = data.validation;
-      if (data10 && typeof data10 == "object" && !Array.isArray(data10)) {
-        for (const key3 in data10) {
-          if (!(key3 === "enabled" || key3 === "on_invalid")) {
-            const err25 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+    if (data.gemini !== void 0) {
+      let data9 = data.gemini;
+      if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+        for (const key2 in data9) {
+          if (!(key2 === "projection" || key2 === "schema_field")) {
+            const err24 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+            if (vErrors === null) {
+              vErrors = [err24];
+            } else {
+              vErrors.push(err24);
+            }
+            errors++;
+          }
+        }
+        if (data9.projection !== void 0) {
+          let data10 = data9.projection;
+          if (!(data10 === "nested" || data10 === "outer" || data10 === "none")) {
+            const err25 = { instancePath: instancePath + "/gemini/projection", schemaPath: "#/properties/gemini/properties/projection/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.projection.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -3458,9 +3457,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
-        if (data10.enabled !== void 0) {
-          if (typeof data10.enabled !== "boolean") {
-            const err26 = { instancePath: instancePath + "/validation/enabled", schemaPath: "#/properties/validation/properties/enabled/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+        if (data9.schema_field !== void 0) {
+          let data11 = data9.schema_field;
+          if (!(data11 === "responseJsonSchema" || data11 === "responseSchema")) {
+            const err26 = { instancePath: instancePath + "/gemini/schema_field", schemaPath: "#/properties/gemini/properties/schema_field/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.schema_field.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -3469,64 +3469,72 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
-        if (data10.on_invalid !== void 0) {
-          let data12 = data10.on_invalid;
-          if (!(data12 === "error" || data12 === "annotate")) {
-            const err27 = { instancePath: instancePath + "/validation/on_invalid", schemaPath: "#/properties/validation/properties/on_invalid/enum", keyword: "enum", params: { allowedValues: schema313.properties.validation.properties.on_invalid.enum }, message: "must be equal to one of the allowed values" };
+      } else {
+        const err27 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err27];
+        } else {
+          vErrors.push(err27);
+        }
+        errors++;
+      }
+    }
+    if (data.validation !== void 0) {
+      let data12 = data.validation;
+      if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+        for (const key3 in data12) {
+          if (!(key3 === "enabled" || key3 === "on_invalid")) {
+            const err28 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
-              vErrors = [err27];
+              vErrors = [err28];
             } else {
-              vErrors.push(err27);
+              vErrors.push(err28);
+            }
+            errors++;
+          }
+        }
+        if (data12.enabled !== void 0) {
+          if (typeof data12.enabled !== "boolean") {
+            const err29 = { instancePath: instancePath + "/validation/enabled", schemaPath: "#/properties/validation/properties/enabled/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+            if (vErrors === null) {
+              vErrors = [err29];
+            } else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
+        }
+        if (data12.on_invalid !== void 0) {
+          let data14 = data12.on_invalid;
+          if (!(data14 === "error" || data14 === "annotate")) {
+            const err30 = { instancePath: instancePath + "/validation/on_invalid", schemaPath: "#/properties/validation/properties/on_invalid/enum", keyword: "enum", params: { allowedValues: schema313.properties.validation.properties.on_invalid.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err30];
+            } else {
+              vErrors.push(err30);
             }
             errors++;
           }
         }
       } else {
-        const err28 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err31 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err28];
+          vErrors = [err31];
         } else {
-          vErrors.push(err28);
+          vErrors.push(err31);
         }
         errors++;
       }
     }
     if (data.repair !== void 0) {
-      let data13 = data.repair;
-      if (Array.isArray(data13)) {
-        const len0 = data13.length;
+      let data15 = data.repair;
+      if (Array.isArray(data15)) {
+        const len0 = data15.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data14 = data13[i0];
-          if (data14 && typeof data14 == "object" && !Array.isArray(data14)) {
-            if (data14.name === void 0) {
-              const err29 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
-              if (vErrors === null) {
-                vErrors = [err29];
-              } else {
-                vErrors.push(err29);
-              }
-              errors++;
-            }
-            if (data14.at === void 0) {
-              const err30 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" }, message: "must have required property 'at'" };
-              if (vErrors === null) {
-                vErrors = [err30];
-              } else {
-                vErrors.push(err30);
-              }
-              errors++;
-            }
-            if (data14.when === void 0) {
-              const err31 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" }, message: "must have required property 'when'" };
-              if (vErrors === null) {
-                vErrors = [err31];
-              } else {
-                vErrors.push(err31);
-              }
-              errors++;
-            }
-            if (data14.envelope === void 0) {
-              const err32 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" }, message: "must have required property 'envelope'" };
+          let data16 = data15[i0];
+          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
+            if (data16.name === void 0) {
+              const err32 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
               if (vErrors === null) {
                 vErrors = [err32];
               } else {
@@ -3534,8 +3542,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data14.require_key === void 0) {
-              const err33 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" }, message: "must have required property 'require_key'" };
+            if (data16.at === void 0) {
+              const err33 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" }, message: "must have required property 'at'" };
               if (vErrors === null) {
                 vErrors = [err33];
               } else {
@@ -3543,40 +3551,36 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            for (const key4 in data14) {
-              if (!(key4 === "name" || key4 === "at" || key4 === "when" || key4 === "envelope" || key4 === "require_key")) {
-                const err34 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
-                if (vErrors === null) {
-                  vErrors = [err34];
-                } else {
-                  vErrors.push(err34);
-                }
-                errors++;
-              }
-            }
-            if (data14.name !== void 0) {
-              let data15 = data14.name;
-              if (typeof data15 === "string") {
-                if (func2(data15) > 100) {
-                  const err35 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
-                  if (vErrors === null) {
-                    vErrors = [err35];
-                  } else {
-                    vErrors.push(err35);
-                  }
-                  errors++;
-                }
-                if (!pattern43.test(data15)) {
-                  const err36 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" }, message: 'must match pattern "^[a-z0-9][a-z0-9._-]*$"' };
-                  if (vErrors === null) {
-                    vErrors = [err36];
-                  } else {
-                    vErrors.push(err36);
-                  }
-                  errors++;
-                }
+            if (data16.when === void 0) {
+              const err34 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" }, message: "must have required property 'when'" };
+              if (vErrors === null) {
+                vErrors = [err34];
               } else {
-                const err37 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            if (data16.envelope === void 0) {
+              const err35 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" }, message: "must have required property 'envelope'" };
+              if (vErrors === null) {
+                vErrors = [err35];
+              } else {
+                vErrors.push(err35);
+              }
+              errors++;
+            }
+            if (data16.require_key === void 0) {
+              const err36 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" }, message: "must have required property 'require_key'" };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+            for (const key4 in data16) {
+              if (!(key4 === "name" || key4 === "at" || key4 === "when" || key4 === "envelope" || key4 === "require_key")) {
+                const err37 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
                 if (vErrors === null) {
                   vErrors = [err37];
                 } else {
@@ -3585,11 +3589,11 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
             }
-            if (data14.at !== void 0) {
-              let data16 = data14.at;
-              if (typeof data16 === "string") {
-                if (!pattern63.test(data16)) {
-                  const err38 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" }, message: 'must match pattern "^(/([^~/]|~[01])*)+$"' };
+            if (data16.name !== void 0) {
+              let data17 = data16.name;
+              if (typeof data17 === "string") {
+                if (func2(data17) > 100) {
+                  const err38 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
                   if (vErrors === null) {
                     vErrors = [err38];
                   } else {
@@ -3597,30 +3601,30 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                if (!pattern43.test(data17)) {
+                  const err39 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" }, message: 'must match pattern "^[a-z0-9][a-z0-9._-]*$"' };
+                  if (vErrors === null) {
+                    vErrors = [err39];
+                  } else {
+                    vErrors.push(err39);
+                  }
+                  errors++;
+                }
               } else {
-                const err39 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err40 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err40];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err40);
                 }
                 errors++;
               }
             }
-            if (data14.when !== void 0) {
-              let data17 = data14.when;
-              if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
-                if (data17.pointer === void 0) {
-                  const err40 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" }, message: "must have required property 'pointer'" };
-                  if (vErrors === null) {
-                    vErrors = [err40];
-                  } else {
-                    vErrors.push(err40);
-                  }
-                  errors++;
-                }
-                if (data17.equals === void 0) {
-                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" }, message: "must have required property 'equals'" };
+            if (data16.at !== void 0) {
+              let data18 = data16.at;
+              if (typeof data18 === "string") {
+                if (!pattern63.test(data18)) {
+                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" }, message: 'must match pattern "^(/([^~/]|~[01])*)+$"' };
                   if (vErrors === null) {
                     vErrors = [err41];
                   } else {
@@ -3628,43 +3632,40 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
-                for (const key5 in data17) {
-                  if (!(key5 === "pointer" || key5 === "equals")) {
-                    const err42 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err42];
-                    } else {
-                      vErrors.push(err42);
-                    }
-                    errors++;
-                  }
+              } else {
+                const err42 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (vErrors === null) {
+                  vErrors = [err42];
+                } else {
+                  vErrors.push(err42);
                 }
-                if (data17.pointer !== void 0) {
-                  let data18 = data17.pointer;
-                  if (typeof data18 === "string") {
-                    if (!pattern63.test(data18)) {
-                      const err43 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" }, message: 'must match pattern "^(/([^~/]|~[01])*)+$"' };
-                      if (vErrors === null) {
-                        vErrors = [err43];
-                      } else {
-                        vErrors.push(err43);
-                      }
-                      errors++;
-                    }
+                errors++;
+              }
+            }
+            if (data16.when !== void 0) {
+              let data19 = data16.when;
+              if (data19 && typeof data19 == "object" && !Array.isArray(data19)) {
+                if (data19.pointer === void 0) {
+                  const err43 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" }, message: "must have required property 'pointer'" };
+                  if (vErrors === null) {
+                    vErrors = [err43];
                   } else {
-                    const err44 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err44];
-                    } else {
-                      vErrors.push(err44);
-                    }
-                    errors++;
+                    vErrors.push(err43);
                   }
+                  errors++;
                 }
-                if (data17.equals !== void 0) {
-                  let data19 = data17.equals;
-                  if (typeof data19 !== "string" && !(typeof data19 == "number") && typeof data19 !== "boolean") {
-                    const err45 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type }, message: "must be string,number,boolean" };
+                if (data19.equals === void 0) {
+                  const err44 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" }, message: "must have required property 'equals'" };
+                  if (vErrors === null) {
+                    vErrors = [err44];
+                  } else {
+                    vErrors.push(err44);
+                  }
+                  errors++;
+                }
+                for (const key5 in data19) {
+                  if (!(key5 === "pointer" || key5 === "equals")) {
+                    const err45 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err45];
                     } else {
@@ -3673,98 +3674,96 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                 }
+                if (data19.pointer !== void 0) {
+                  let data20 = data19.pointer;
+                  if (typeof data20 === "string") {
+                    if (!pattern63.test(data20)) {
+                      const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" }, message: 'must match pattern "^(/([^~/]|~[01])*)+$"' };
+                      if (vErrors === null) {
+                        vErrors = [err46];
+                      } else {
+                        vErrors.push(err46);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err47 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    if (vErrors === null) {
+                      vErrors = [err47];
+                    } else {
+                      vErrors.push(err47);
+                    }
+                    errors++;
+                  }
+                }
+                if (data19.equals !== void 0) {
+                  let data21 = data19.equals;
+                  if (typeof data21 !== "string" && !(typeof data21 == "number") && typeof data21 !== "boolean") {
+                    const err48 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type }, message: "must be string,number,boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err48];
+                    } else {
+                      vErrors.push(err48);
+                    }
+                    errors++;
+                  }
+                }
               } else {
-                const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err49 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err46];
+                  vErrors = [err49];
                 } else {
-                  vErrors.push(err46);
+                  vErrors.push(err49);
                 }
                 errors++;
               }
             }
-            if (data14.envelope !== void 0) {
-              let data20 = data14.envelope;
-              if (typeof data20 === "string") {
-                if (func2(data20) < 1) {
-                  const err47 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+            if (data16.envelope !== void 0) {
+              let data22 = data16.envelope;
+              if (typeof data22 === "string") {
+                if (func2(data22) < 1) {
+                  const err50 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                   if (vErrors === null) {
-                    vErrors = [err47];
+                    vErrors = [err50];
                   } else {
-                    vErrors.push(err47);
+                    vErrors.push(err50);
                   }
                   errors++;
                 }
               } else {
-                const err48 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err51 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err51];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err51);
                 }
                 errors++;
               }
             }
-            if (data14.require_key !== void 0) {
-              let data21 = data14.require_key;
-              if (typeof data21 === "string") {
-                if (func2(data21) < 1) {
-                  const err49 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+            if (data16.require_key !== void 0) {
+              let data23 = data16.require_key;
+              if (typeof data23 === "string") {
+                if (func2(data23) < 1) {
+                  const err52 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err52];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err52);
                   }
                   errors++;
                 }
               } else {
-                const err50 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err53 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
-                  vErrors = [err50];
+                  vErrors = [err53];
                 } else {
-                  vErrors.push(err50);
+                  vErrors.push(err53);
                 }
                 errors++;
               }
             }
           } else {
-            const err51 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-            if (vErrors === null) {
-              vErrors = [err51];
-            } else {
-              vErrors.push(err51);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err52 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-        if (vErrors === null) {
-          vErrors = [err52];
-        } else {
-          vErrors.push(err52);
-        }
-        errors++;
-      }
-    }
-    if (data.cache !== void 0) {
-      let data22 = data.cache;
-      if (data22 && typeof data22 == "object" && !Array.isArray(data22)) {
-        for (const key6 in data22) {
-          if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
-            const err53 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
-            if (vErrors === null) {
-              vErrors = [err53];
-            } else {
-              vErrors.push(err53);
-            }
-            errors++;
-          }
-        }
-        if (data22.unknown_prefix !== void 0) {
-          let data23 = data22.unknown_prefix;
-          if (!(data23 === "reject" || data23 === "estimate")) {
-            const err54 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum }, message: "must be equal to one of the allowed values" };
+            const err54 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
               vErrors = [err54];
             } else {
@@ -3773,20 +3772,22 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
-        if (data22.chars_per_token !== void 0) {
-          let data24 = data22.chars_per_token;
-          if (typeof data24 == "number") {
-            if (data24 <= 0 || isNaN(data24)) {
-              const err55 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0" };
-              if (vErrors === null) {
-                vErrors = [err55];
-              } else {
-                vErrors.push(err55);
-              }
-              errors++;
-            }
-          } else {
-            const err56 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+      } else {
+        const err55 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+        if (vErrors === null) {
+          vErrors = [err55];
+        } else {
+          vErrors.push(err55);
+        }
+        errors++;
+      }
+    }
+    if (data.cache !== void 0) {
+      let data24 = data.cache;
+      if (data24 && typeof data24 == "object" && !Array.isArray(data24)) {
+        for (const key6 in data24) {
+          if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
+            const err56 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err56];
             } else {
@@ -3795,34 +3796,32 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
-      } else {
-        const err57 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err57];
-        } else {
-          vErrors.push(err57);
-        }
-        errors++;
-      }
-    }
-    if (data.upstream_errors !== void 0) {
-      let data25 = data.upstream_errors;
-      if (data25 && typeof data25 == "object" && !Array.isArray(data25)) {
-        for (const key7 in data25) {
-          if (!(key7 === "text")) {
-            const err58 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
+        if (data24.unknown_prefix !== void 0) {
+          let data25 = data24.unknown_prefix;
+          if (!(data25 === "reject" || data25 === "estimate")) {
+            const err57 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
-              vErrors = [err58];
+              vErrors = [err57];
             } else {
-              vErrors.push(err58);
+              vErrors.push(err57);
             }
             errors++;
           }
         }
-        if (data25.text !== void 0) {
-          let data26 = data25.text;
-          if (!(data26 === "redacted" || data26 === "passthrough")) {
-            const err59 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum }, message: "must be equal to one of the allowed values" };
+        if (data24.chars_per_token !== void 0) {
+          let data26 = data24.chars_per_token;
+          if (typeof data26 == "number") {
+            if (data26 <= 0 || isNaN(data26)) {
+              const err58 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0" };
+              if (vErrors === null) {
+                vErrors = [err58];
+              } else {
+                vErrors.push(err58);
+              }
+              errors++;
+            }
+          } else {
+            const err59 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" }, message: "must be number" };
             if (vErrors === null) {
               vErrors = [err59];
             } else {
@@ -3832,7 +3831,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
         }
       } else {
-        const err60 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err60 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
           vErrors = [err60];
         } else {
@@ -3841,12 +3840,12 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
         errors++;
       }
     }
-    if (data.upstream !== void 0) {
-      let data27 = data.upstream;
+    if (data.upstream_errors !== void 0) {
+      let data27 = data.upstream_errors;
       if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
-        for (const key8 in data27) {
-          if (!(key8 === "deadline_seconds")) {
-            const err61 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 }, message: "must NOT have additional properties" };
+        for (const key7 in data27) {
+          if (!(key7 === "text")) {
+            const err61 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err61];
             } else {
@@ -3855,29 +3854,34 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
-        if (data27.deadline_seconds !== void 0) {
-          let data28 = data27.deadline_seconds;
-          if (typeof data28 == "number") {
-            if (data28 > 86400 || isNaN(data28)) {
-              const err62 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 }, message: "must be <= 86400" };
-              if (vErrors === null) {
-                vErrors = [err62];
-              } else {
-                vErrors.push(err62);
-              }
-              errors++;
+        if (data27.text !== void 0) {
+          let data28 = data27.text;
+          if (!(data28 === "redacted" || data28 === "passthrough")) {
+            const err62 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err62];
+            } else {
+              vErrors.push(err62);
             }
-            if (data28 <= 0 || isNaN(data28)) {
-              const err63 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0" };
-              if (vErrors === null) {
-                vErrors = [err63];
-              } else {
-                vErrors.push(err63);
-              }
-              errors++;
-            }
-          } else {
-            const err64 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+            errors++;
+          }
+        }
+      } else {
+        const err63 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err63];
+        } else {
+          vErrors.push(err63);
+        }
+        errors++;
+      }
+    }
+    if (data.upstream !== void 0) {
+      let data29 = data.upstream;
+      if (data29 && typeof data29 == "object" && !Array.isArray(data29)) {
+        for (const key8 in data29) {
+          if (!(key8 === "deadline_seconds")) {
+            const err64 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 }, message: "must NOT have additional properties" };
             if (vErrors === null) {
               vErrors = [err64];
             } else {
@@ -3886,22 +3890,53 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
+        if (data29.deadline_seconds !== void 0) {
+          let data30 = data29.deadline_seconds;
+          if (typeof data30 == "number") {
+            if (data30 > 86400 || isNaN(data30)) {
+              const err65 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 }, message: "must be <= 86400" };
+              if (vErrors === null) {
+                vErrors = [err65];
+              } else {
+                vErrors.push(err65);
+              }
+              errors++;
+            }
+            if (data30 <= 0 || isNaN(data30)) {
+              const err66 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0" };
+              if (vErrors === null) {
+                vErrors = [err66];
+              } else {
+                vErrors.push(err66);
+              }
+              errors++;
+            }
+          } else {
+            const err67 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+            if (vErrors === null) {
+              vErrors = [err67];
+            } else {
+              vErrors.push(err67);
+            }
+            errors++;
+          }
+        }
       } else {
-        const err65 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err68 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err65];
+          vErrors = [err68];
         } else {
-          vErrors.push(err65);
+          vErrors.push(err68);
         }
         errors++;
       }
     }
   } else {
-    const err66 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err69 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
     if (vErrors === null) {
-      vErrors = [err66];
+      vErrors = [err69];
     } else {
-      vErrors.push(err66);
+      vErrors.push(err69);
     }
     errors++;
   }

@@ -1,0 +1,36 @@
+import type { Endpoint, MethodNotAllowed } from "../surface.js";
+import { finalResponseOf, responseDeleted, responseEnded } from "./responses-history.js";
+
+/** A Responses id as the API makes them (`resp_…`); any other segment is no route, so it never reaches upstream. */
+export const responseIdPattern = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** Routes below `/responses/` that look like ids but are not, and that this surface does not serve. */
+const notIds = new Set(["compact", "input_tokens"]);
+
+/** A stored response's routes, by what follows `/responses/{id}`, each with its methods. */
+const routes = new Map<string, Map<string, Endpoint>>([
+  [
+    "",
+    new Map<string, Endpoint>([
+      // A retrieval that finds the response ended, as JSON or at the end of its stream, makes its output known.
+      ["GET", { kind: "proxy", prefixEffect: responseEnded, finalResponseOf }],
+      ["DELETE", { kind: "proxy", prefixEffect: responseDeleted }],
+    ]),
+  ],
+  ["/cancel", new Map<string, Endpoint>([["POST", { kind: "proxy", prefixEffect: responseEnded }]])],
+  ["/input_items", new Map<string, Endpoint>([["GET", { kind: "proxy" }]])],
+]);
+
+/**
+ * The lifecycle routes of a stored (e.g. background) response, proxied: `GET` and `DELETE
+ * /responses/{id}`, `POST /responses/{id}/cancel` and `GET /responses/{id}/input_items`;
+ * undefined for any other path.
+ */
+export function matchStoredResponse(method: string, path: string): Endpoint | MethodNotAllowed | undefined {
+  const [root, collection, id, below, ...deeper] = path.split("/");
+  if (root !== "" || collection !== "responses" || id === undefined || deeper.length > 0) return undefined;
+  if (!responseIdPattern.test(id) || notIds.has(id)) return undefined;
+  const methods = routes.get(below === undefined ? "" : `/${below}`);
+  if (methods === undefined) return undefined;
+  return methods.get(method) ?? { kind: "method-not-allowed", allow: [...methods.keys()].join(", ") };
+}
