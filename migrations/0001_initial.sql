@@ -1,6 +1,6 @@
 -- promptgate's state on D1: the tables of src/runtime/node/sqlite-store.ts (schema version 1).
--- Applied by `wrangler d1 migrations apply promptgate`; the worker also runs this file on first
--- use of a database that has no `calls` table, hence IF NOT EXISTS throughout.
+-- Applied by `wrangler d1 migrations apply promptgate`, or by the worker on first use when wrangler's
+-- `d1_migrations` ledger lacks it; IF NOT EXISTS throughout, for databases made before that ledger was kept.
 -- seq gives a stable creation order (an INTEGER PRIMARY KEY survives VACUUM, a bare rowid does not).
 CREATE TABLE IF NOT EXISTS policy_versions (
   seq INTEGER PRIMARY KEY,

@@ -102,12 +102,22 @@ export function section(name: Section, rule: Rule): Rule {
     rule(value, path, walk.section === name ? walk : { call: walk.call, section: name }, key);
 }
 
+/** A rule that must be read even when its member is absent, so that it can refuse. */
+interface RequiredRule extends Rule {
+  required: true;
+}
+
 /** A required member: absent or null is INVALID_REQUEST. */
 export function required(rule: Rule, expected: string): Rule {
-  return (value, path, walk, key) => {
+  const requiredRule: Rule = (value, path, walk, key) => {
     if (value === undefined || value === null) throw invalidRequest(`'${path}' must be ${expected}.`, path);
     rule(value, path, walk, key);
   };
+  return Object.assign(requiredRule, { required: true as const });
+}
+
+function isRequired(rule: Rule): rule is RequiredRule {
+  return (rule as Partial<RequiredRule>).required === true;
 }
 
 /** An array whose items `item` reads. */
@@ -119,55 +129,81 @@ export function arrayOf(item: Rule): Rule {
   };
 }
 
-/** How an object's members are spelled. */
+/** How an object's members are spelled and read. */
 export interface ObjectOptions {
   /**
    * Also accept each member under this other spelling (Gemini takes `systemInstruction` and
    * `system_instruction` alike); both at once is a conflict.
    */
   alias?: (name: string) => string;
+  /** Read the members in the order declared rather than as the body orders them (e.g. a cache prefix's order). */
+  inOrder?: boolean;
+}
+
+/** A declared member: its rule, its declared name, and its other spelling, if it has one. */
+interface Member {
+  name: string;
+  rule: Rule;
+  alias: string | undefined;
+}
+
+/** The value of a member under either spelling; both set (neither null) is a conflict. */
+function memberValue(fields: JsonObject, member: Member, path: string): { value: unknown; key: string } {
+  const value = Object.hasOwn(fields, member.name) ? fields[member.name] : undefined;
+  if (member.alias === undefined || !Object.hasOwn(fields, member.alias)) return { value, key: member.name };
+  const aliased = fields[member.alias];
+  if (value !== undefined && value !== null && aliased !== null) {
+    const at = memberPath(path, member.name);
+    throw invalidRequest(`'${at}' and '${memberPath(path, member.alias)}' must not both be set.`, at);
+  }
+  return value === undefined || value === null ? { value: aliased, key: member.alias } : { value, key: member.name };
 }
 
 /**
- * An object: each declared member is read by its rule, in the order declared (an absent member
- * as `undefined`, so required ones can refuse); every member not declared is unknown and counts
- * as other.
+ * An object: each declared member is read by its rule, as the body orders them (or, with
+ * `inOrder`, as declared); every member not declared is unknown and counts as other. An absent
+ * member is not read unless it is required, which then refuses. A path names a member by its
+ * declared name, whichever spelling the body used.
  */
 export function object(members: Record<string, Rule>, options: ObjectOptions = {}): Rule {
-  const rules = new Map(Object.entries(members));
-  const aliases = new Map<string, string>();
-  if (options.alias) {
-    for (const name of rules.keys()) {
-      const alias = options.alias(name);
-      if (alias !== name) aliases.set(name, alias);
-    }
+  const byKey = new Map<string, Member>();
+  const declared: Member[] = [];
+  for (const [name, rule] of Object.entries(members)) {
+    const alias = options.alias?.(name);
+    const member = { name, rule, alias: alias === name ? undefined : alias };
+    declared.push(member);
+    byKey.set(name, member);
+    if (member.alias !== undefined) byKey.set(member.alias, member);
   }
-  const known = new Set([...rules.keys(), ...aliases.values()]);
+  const requiredMembers = declared.filter((member) => isRequired(member.rule));
+  const read = (fields: JsonObject, member: Member, path: string, walk: Walk) => {
+    const { value, key } = memberValue(fields, member, path);
+    member.rule(value, path === "" ? member.name : `${path}.${member.name}`, walk, key);
+  };
   return (value, path, walk) => {
     if (value === undefined || value === null) return;
     const fields = asObject(value, path);
-    for (const [name, rule] of rules) {
-      const alias = aliases.get(name);
-      const member = memberOf(fields, name, alias, path);
-      rule(member.value, memberPath(path, name), walk, member.key);
+    if (options.inOrder) {
+      for (const member of declared) {
+        if (Object.hasOwn(fields, member.name) || (member.alias !== undefined && Object.hasOwn(fields, member.alias))) {
+          read(fields, member, path, walk);
+        }
+      }
     }
     for (const key of Object.keys(fields)) {
-      if (!known.has(key)) countOther(walk, memberPath(path, key), key, fields[key], true);
+      const member = byKey.get(key);
+      if (member === undefined) countOther(walk, memberPath(path, key), key, fields[key], true);
+      // A member in both spellings is read once, at its declared name (or at its alias when that alone is set).
+      else if (!options.inOrder && (key === member.name || !Object.hasOwn(fields, member.name))) {
+        read(fields, member, path, walk);
+      }
+    }
+    for (const member of requiredMembers) {
+      if (!Object.hasOwn(fields, member.name) && (member.alias === undefined || !Object.hasOwn(fields, member.alias))) {
+        read(fields, member, path, walk);
+      }
     }
   };
-}
-
-function memberOf(fields: JsonObject, name: string, alias: string | undefined, path: string) {
-  const value = Object.hasOwn(fields, name) ? fields[name] : undefined;
-  if (alias === undefined || !Object.hasOwn(fields, alias)) return { value, key: name };
-  const aliased = fields[alias];
-  if (value !== undefined && value !== null && aliased !== null) {
-    throw invalidRequest(
-      `'${memberPath(path, name)}' and '${memberPath(path, alias)}' must not both be set.`,
-      memberPath(path, name),
-    );
-  }
-  return value === undefined || value === null ? { value: aliased, key: alias } : { value, key: name };
 }
 
 /** A variant of a tagged object: its own rule, or its members besides the tag. */

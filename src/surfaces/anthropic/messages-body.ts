@@ -48,9 +48,8 @@ const notModelVisible = parameters(
 );
 
 /**
- * A cache breakpoint (`cache_control`) on a block: everything read so far, in the order tools,
- * system, messages, is the request's cached prefix. Declared after a block's content, so that the
- * block itself is inside.
+ * A cache breakpoint (`cache_control`): everything read so far, in the order tools, system,
+ * messages, is the request's cached prefix.
  */
 const breakpoint: Rule = (value, _path, walk) => {
   if (value === undefined || value === null) return;
@@ -63,6 +62,14 @@ const breakpoint: Rule = (value, _path, walk) => {
   };
 };
 
+/** A block or tool that may carry a breakpoint: read whole first, so that it is inside its own prefix. */
+function cached(rule: Rule): Rule {
+  return (value, path, walk, key) => {
+    rule(value, path, walk, key);
+    if (isObject(value)) breakpoint(value.cache_control, path, walk);
+  };
+}
+
 /** An image, from any source, is one media part. */
 const image: Rule = (value, path, walk) => {
   if (value === undefined || value === null) return;
@@ -70,7 +77,7 @@ const image: Rule = (value, path, walk) => {
   walk.call.mediaParts++;
 };
 
-const textBlock = { text: required(text, "a string"), citations: counted, cache_control: breakpoint };
+const textBlock = { text: required(text, "a string"), citations: counted, cache_control: skip };
 
 /** Base64 data: a PDF is one media part, anything else counts as the text it decodes to. */
 const base64Source: Rule = (value, path, walk) => {
@@ -89,7 +96,9 @@ const documentSource = tagged("type", {
   base64: base64Source,
   text: { media_type: mediaType, data: required(text, "a string") },
   content: {
-    content: textOr(arrayOf(tagged("type", { text: textBlock, image: { source: image, cache_control: breakpoint } }))),
+    content: textOr(
+      arrayOf(cached(tagged("type", { text: textBlock, image: { source: image, cache_control: skip } }))),
+    ),
   },
   url: { url: pdfByUrl },
   file: { file_id: unmeasured("a stored file") },
@@ -115,66 +124,61 @@ const wholeBlocks = [
   "browser_state",
 ];
 
-const block: Rule = tagged("type", {
-  text: textBlock,
-  image: { source: image, transformations: skip, cache_control: breakpoint },
-  document: {
-    source: required(documentSource, "an object"),
-    title: text,
-    context: text,
-    citations: skip,
-    cache_control: breakpoint,
-  },
-  search_result: {
-    source: text,
-    title: text,
-    content: arrayOf(tagged("type", { text: textBlock })),
-    citations: skip,
-    cache_control: breakpoint,
-  },
-  thinking: { thinking: required(text, "a string"), signature: counted },
-  redacted_thinking: { data: counted },
-  tool_use: {
-    id: counted,
-    name: required(text, "a string"),
-    input: json,
-    caller: counted,
-    toolset_name: counted,
-    cache_control: breakpoint,
-  },
-  server_tool_use: {
-    id: counted,
-    name: required(text, "a string"),
-    input: json,
-    caller: counted,
-    cache_control: breakpoint,
-  },
-  tool_result: {
-    tool_use_id: counted,
-    content: textOr(arrayOf((value, path, walk, key) => block(value, path, walk, key))),
-    is_error: skip,
-    toolset_name: counted,
-    cache_control: breakpoint,
-  },
-  container_upload: {
-    file_id: unmeasured("a file uploaded to the code execution container"),
-    cache_control: breakpoint,
-  },
-  ...Object.fromEntries(
-    wholeBlocks.map((kind) => [
-      kind,
-      both(json, (value, path, walk) => breakpoint((value as JsonObject).cache_control, path, walk)),
-    ]),
-  ),
-});
+const block: Rule = cached(
+  tagged("type", {
+    text: textBlock,
+    image: { source: image, transformations: skip, cache_control: skip },
+    document: {
+      source: required(documentSource, "an object"),
+      title: text,
+      context: text,
+      citations: skip,
+      cache_control: skip,
+    },
+    search_result: {
+      source: text,
+      title: text,
+      content: arrayOf(cached(tagged("type", { text: textBlock }))),
+      citations: skip,
+      cache_control: skip,
+    },
+    thinking: { thinking: required(text, "a string"), signature: counted },
+    redacted_thinking: { data: counted },
+    tool_use: {
+      id: counted,
+      name: required(text, "a string"),
+      input: json,
+      caller: counted,
+      toolset_name: counted,
+      cache_control: skip,
+    },
+    server_tool_use: {
+      id: counted,
+      name: required(text, "a string"),
+      input: json,
+      caller: counted,
+      cache_control: skip,
+    },
+    tool_result: {
+      tool_use_id: counted,
+      content: textOr(arrayOf((value, path, walk, key) => block(value, path, walk, key))),
+      is_error: skip,
+      toolset_name: counted,
+      cache_control: skip,
+    },
+    container_upload: {
+      file_id: unmeasured("a file uploaded to the code execution container"),
+      cache_control: skip,
+    },
+    ...Object.fromEntries(wholeBlocks.map((kind) => [kind, json])),
+  }),
+);
 
 const content = textOr(arrayOf(block));
 const messageMembers = { content: required(content, "a string or an array") };
 
 /** A tool declaration, counted whole; its breakpoint marks the tools up to it as cached. */
-const tool: Rule = both(json, (value, path, walk) => {
-  if (isObject(value)) breakpoint(value.cache_control, path, walk);
-});
+const tool: Rule = cached(json);
 
 const outputFormat = tagged("type", { json_schema: section("schema", object({ type: skip, schema: responseSchema })) });
 
@@ -184,38 +188,41 @@ const container: Rule = (value, path, walk) => {
   object({ id: skip, skills: arrayOf(unmeasured("a skill the provider expands")) })(value, path, walk);
 };
 
-const messages = object({
-  model,
-  stream,
-  tools: section("tools", arrayOf(tool)),
-  system: section("system", textOr(arrayOf(tagged("type", { text: textBlock })))),
-  messages: required(
-    arrayOf(
-      tagged("role", {
-        user: messageMembers,
-        assistant: messageMembers,
-        system: section("system", object({ role: skip, ...messageMembers, clear_at: skip, output_config: skip })),
-      }),
+const messages = object(
+  {
+    model,
+    stream,
+    tools: section("tools", arrayOf(tool)),
+    system: section("system", textOr(arrayOf(cached(tagged("type", { text: textBlock }))))),
+    messages: required(
+      arrayOf(
+        tagged("role", {
+          user: messageMembers,
+          assistant: messageMembers,
+          system: section("system", object({ role: skip, ...messageMembers, clear_at: skip, output_config: skip })),
+        }),
+      ),
+      "an array",
     ),
-    "an array",
-  ),
-  // A top-level breakpoint marks the last block: everything up to here.
-  cache_control: breakpoint,
-  tool_choice: tagged("type", {
-    auto: { disable_parallel_tool_use: skip },
-    any: { disable_parallel_tool_use: skip },
-    none: {},
-    tool: { name: counted, disable_parallel_tool_use: skip },
-  }),
-  output_config: object({ format: outputFormat, effort: skip }),
-  output_format: outputFormat,
-  mcp_servers: section("tools", arrayOf(both(json, unmeasured("an MCP server whose tools the provider lists")))),
-  container,
-  thread: tagged("type", { create: {}, continue: { previous_message_id: unmeasured("a stored conversation") } }),
-  compaction: counted,
-  context_management: counted,
-  ...notModelVisible,
-});
+    // A top-level breakpoint marks the last block: everything up to here.
+    cache_control: breakpoint,
+    tool_choice: tagged("type", {
+      auto: { disable_parallel_tool_use: skip },
+      any: { disable_parallel_tool_use: skip },
+      none: {},
+      tool: { name: counted, disable_parallel_tool_use: skip },
+    }),
+    output_config: object({ format: outputFormat, effort: skip }),
+    output_format: outputFormat,
+    mcp_servers: section("tools", arrayOf(both(json, unmeasured("an MCP server whose tools the provider lists")))),
+    container,
+    thread: tagged("type", { create: {}, continue: { previous_message_id: unmeasured("a stored conversation") } }),
+    compaction: counted,
+    context_management: counted,
+    ...notModelVisible,
+  },
+  { inOrder: true },
+);
 
 /** Parses a Messages (or count_tokens) body into its logical call. */
 export function parseMessages(body: JsonObject): LogicalCall {
