@@ -1,6 +1,6 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
-import { duplicateKeyError, findDuplicateKey } from "./duplicate-keys.js";
+import { auditJsonText, duplicateKeyError } from "./audit-json-text.js";
 
 // ignoreBOM: false is the default, spelled out because the Workers runtime's types require the member.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -88,15 +88,22 @@ function deepestNesting(text: string, stopAbove: number): number {
   return deepest;
 }
 
+/** A request body parsed, and what its text says beyond the parsed value. */
+export interface ParsedBody {
+  body: JsonObject;
+  /** Code points by which its number literals are written longer than their values (see `auditJsonText`). */
+  numberExcess: number;
+}
+
 /**
  * Decodes a body as UTF-8 JSON whose top level is an object, or INVALID_REQUEST. A body with a
- * duplicate key in any object is refused too (see `findDuplicateKey`): the gateway forwards the
+ * duplicate key in any object is refused too (see `auditJsonText`): the gateway forwards the
  * bytes it measured, and JSON.parse would have measured only the last occurrence.
  */
-export function parseJsonObject(body: Uint8Array): JsonObject {
+export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   let text: string;
   try {
-    text = decoder.decode(body);
+    text = decoder.decode(bytes);
   } catch {
     throw invalidRequest("The request body is not valid UTF-8.");
   }
@@ -110,7 +117,7 @@ export function parseJsonObject(body: Uint8Array): JsonObject {
     throw invalidRequest("The request body is not valid JSON.");
   }
   if (!isObject(value)) throw invalidRequest("The request body must be a JSON object.");
-  const duplicate = findDuplicateKey(text, value);
-  if (duplicate !== undefined) throw duplicateKeyError(duplicate);
-  return value;
+  const audit = auditJsonText(text, value);
+  if (audit.duplicate !== undefined) throw duplicateKeyError(audit.duplicate);
+  return { body: value, numberExcess: audit.numberExcess };
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from "../errors/gateway-error.js";
-import { parseJsonObject } from "../http/read-body.js";
+import { parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
@@ -34,6 +34,9 @@ export interface ParsedCall {
   call: LogicalCall;
 }
 
+/** How the call record names the digits that number literals carry beyond their values. */
+export const numberLiterals = "(number literals)";
+
 /**
  * Parses a client's body into its logical call, or INVALID_REQUEST; under a policy that refuses
  * fields its surface does not know, a call that carries one (except on a count route, which is
@@ -45,8 +48,10 @@ export function parseCall(
   path: string,
   policy: PolicyVersion,
 ): ParsedCall {
-  const body = parseJsonObject(bytes);
+  const { body, numberExcess } = parseJsonBody(bytes);
   const call = endpoint.parse(body, path);
+  // The client's bytes go upstream as written: digits its number literals carry beyond their values count too.
+  if (numberExcess > 0) call.other.push({ path: numberLiterals, chars: numberExcess, unknown: false });
   if (policy.policy.window.unknown_fields === "reject" && endpoint.kind !== "count") {
     const unknown = call.other.find((field) => field.unknown);
     if (unknown !== undefined) {

@@ -1,11 +1,12 @@
 import { invalidRequest } from "../errors/gateway-error.js";
 import { memberPath } from "../json/member-path.js";
-import type { LogicalCall } from "../logical-call.js";
+import { emptyCall, type LogicalCall } from "../logical-call.js";
 import { codePoints, compactJsonCodePoints } from "../window/code-points.js";
 import {
   asArray,
   asObject,
   asString,
+  isObject,
   type JsonObject,
   optionalFlag,
   optionalObject,
@@ -270,4 +271,24 @@ export const responseSchema: Rule = capture((call, value, path) => {
 /** Members the model never reads: parameters of sampling, transport, storage and billing. */
 export function parameters(...names: string[]): Record<string, Rule> {
   return Object.fromEntries(names.map((name) => [name, skip]));
+}
+
+/**
+ * Reads a value that counts whole elsewhere (a tool declaration, counted as compact JSON) only
+ * for its shape: a member its surface does not know is noted as unknown, counting 0 because it is
+ * counted already, so that a policy refusing unknown fields refuses it here too.
+ */
+export function shape(rule: Rule): Rule {
+  return (value, path, walk, key) => {
+    const scratch = emptyCall();
+    rule(value, path, { call: scratch, section: walk.section }, key);
+    for (const field of scratch.other) if (field.unknown) walk.call.other.push({ ...field, chars: 0 });
+  };
+}
+
+/** Reads only object values with `rule`; any other value is left to the rules beside it. */
+export function objectsOnly(rule: Rule): Rule {
+  return (value, path, walk, key) => {
+    if (isObject(value)) rule(value, path, walk, key);
+  };
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { maxNestingDepth, nestsDeeperThan, parseJsonObject } from "../../src/http/read-body.js";
+import { maxNestingDepth, nestsDeeperThan, parseJsonBody } from "../../src/http/read-body.js";
 
 /** The nesting depth of a parsed JSON value, by recursion (the reference the scan must agree with). */
 function depthOf(value: unknown): number {
@@ -41,7 +41,7 @@ describe("the nesting guard", () => {
 
   it("refuses a deep body before parsing it, and reads a shallow one", () => {
     const deep = new TextEncoder().encode(`{"a":${nested(maxNestingDepth)}}`);
-    expect(() => parseJsonObject(deep)).toThrow(/deeper than 512 levels/);
-    expect(parseJsonObject(new TextEncoder().encode('{"a":[[1]]}'))).toEqual({ a: [[1]] });
+    expect(() => parseJsonBody(deep)).toThrow(/deeper than 512 levels/);
+    expect(parseJsonBody(new TextEncoder().encode('{"a":[[1]]}')).body).toEqual({ a: [[1]] });
   });
 });

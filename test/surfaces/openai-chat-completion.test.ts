@@ -170,6 +170,25 @@ describe("parseChatCompletion", () => {
     ]);
   });
 
+  it("notes an unknown member inside a tool declaration or a named tool choice as unknown, counting 0 beside the whole", () => {
+    const tool = { type: "function", function: { name: "f", parameters: {}, x: "hidden" } };
+    const call = parseChatCompletion({
+      messages: [],
+      tools: [tool],
+      tool_choice: { type: "function", function: { name: "f" }, y: 1 },
+    });
+    expect(call.tools).toEqual([tool]);
+    expect(call.other).toEqual([
+      { path: "tools[0].function.x", chars: 0, unknown: true },
+      {
+        path: "tool_choice",
+        chars: JSON.stringify({ type: "function", function: { name: "f" }, y: 1 }).length + 14,
+        unknown: false,
+      },
+      { path: "tool_choice.y", chars: 0, unknown: true },
+    ]);
+  });
+
   it("collects tools and deprecated functions as tool declarations", () => {
     const tool = { type: "function", function: { name: "a" } };
     const legacy = { name: "b", parameters: { type: "object" } };

@@ -6,6 +6,7 @@ import {
   arrayOf,
   both,
   counted,
+  countOther,
   json,
   model,
   object,
@@ -15,6 +16,7 @@ import {
   required,
   responseSchema,
   section,
+  shape,
   skip,
   stream,
   tagged,
@@ -177,8 +179,35 @@ const block: Rule = cached(
 const content = textOr(arrayOf(block));
 const messageMembers = { content: required(content, "a string or an array") };
 
+/** Server and Anthropic-defined tools, by the prefix of their versioned type, accepted as they come. */
+const builtInTool =
+  /^(?:bash|code_execution|memory|text_editor|web_search|web_fetch|tool_search_tool|computer|browser_toolset|computer_toolset|advisor)(?:_\w+)?$|^mcp_toolset$/;
+
+/** A custom tool's members, read for unknown ones only: a tool counts whole as compact JSON. */
+const customTool = object(
+  parameters(
+    "type",
+    "name",
+    "description",
+    "input_schema",
+    "input_examples",
+    "cache_control",
+    "allowed_callers",
+    "defer_loading",
+    "strict",
+    "eager_input_streaming",
+  ),
+);
+
+const toolShape = shape((value, path, walk, key) => {
+  const type = isObject(value) ? value.type : undefined;
+  if (typeof type === "string" && type !== "custom") {
+    if (!builtInTool.test(type)) countOther(walk, path, key, value, true);
+  } else customTool(value, path, walk, key);
+});
+
 /** A tool declaration, counted whole; its breakpoint marks the tools up to it as cached. */
-const tool: Rule = cached(json);
+const tool: Rule = cached(both(json, toolShape));
 
 const outputFormat = tagged("type", { json_schema: section("schema", object({ type: skip, schema: responseSchema })) });
 

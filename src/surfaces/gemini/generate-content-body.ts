@@ -4,6 +4,7 @@ import { countInlineData, isBinaryMedia, mediaType } from "../media.js";
 import { optionalObject, optionalString } from "../wire-fields.js";
 import {
   arrayOf,
+  both,
   capture,
   counted,
   json,
@@ -12,6 +13,7 @@ import {
   type Rule,
   required,
   section,
+  shape,
   skip,
   text,
   textOr,
@@ -136,11 +138,42 @@ const part = message({
 /** A content: a role and its parts. */
 export const content = message({ role: vocabulary("user", "model"), parts: required(arrayOf(part), "an array") });
 
+/** A tool's members, read for unknown ones only: a tool counts whole as compact JSON. */
+const toolShape = shape(
+  message({
+    functionDeclarations: arrayOf(
+      message(
+        parameters(
+          "name",
+          "description",
+          "parameters",
+          "parametersJsonSchema",
+          "response",
+          "responseJsonSchema",
+          "behavior",
+        ),
+      ),
+    ),
+    ...parameters(
+      "googleSearch",
+      "googleSearchRetrieval",
+      "codeExecution",
+      "urlContext",
+      "fileSearch",
+      "computerUse",
+      "googleMaps",
+      "retrieval",
+      "enterpriseWebSearch",
+      "mcpServers",
+    ),
+  }),
+);
+
 /** The members of a generateContent body; a countTokens `generateContentRequest` and a cache create share them. */
 export const generateContentMembers = {
   contents: required(arrayOf(content), "an array"),
   systemInstruction: section("system", textOr(content)),
-  tools: section("tools", arrayOf(json)),
+  tools: section("tools", arrayOf(both(json, toolShape))),
   toolConfig: message({
     functionCallingConfig: message({
       mode: skip,

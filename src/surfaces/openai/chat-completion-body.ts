@@ -3,16 +3,19 @@ import { countMediaUrl } from "../media.js";
 import { asString, type JsonObject } from "../wire-fields.js";
 import {
   arrayOf,
+  both,
   counted,
   json,
   model,
   object,
+  objectsOnly,
   parameters,
   type Rule,
   readBody,
   required,
   responseSchema,
   section,
+  shape,
   skip,
   stream,
   tagged,
@@ -58,8 +61,29 @@ const notModelVisible = parameters(
   "verbosity",
 );
 
+/** The members of a tool declaration, which counts whole as compact JSON: read for unknown members only. */
+const toolShape = shape(
+  tagged(
+    "type",
+    {
+      function: { function: object(parameters("name", "description", "parameters", "strict")) },
+      custom: { custom: object(parameters("name", "description", "format")) },
+    },
+    "function",
+  ),
+);
+
+/** A named tool choice's members, read for unknown ones only: it counts whole as other. */
+const namedToolChoice = shape(
+  tagged("type", {
+    function: { function: object(parameters("name")) },
+    custom: { custom: object(parameters("name")) },
+    allowed_tools: { allowed_tools: object(parameters("mode", "tools")) },
+  }),
+);
+
 /** A tool choice: `none`, `auto`, `required` count 0; a named tool counts as other. */
-const toolChoice = vocabulary("none", "auto", "required");
+const toolChoice = both(vocabulary("none", "auto", "required"), objectsOnly(namedToolChoice));
 
 /** Binary data of a known media kind (audio): one media part. */
 const binaryData: Rule = (value, path, walk) => {
@@ -133,8 +157,8 @@ const chatCompletion = object({
   model,
   stream,
   messages: required(arrayOf(message), "an array"),
-  tools: section("tools", arrayOf(json)),
-  functions: section("tools", arrayOf(json)),
+  tools: section("tools", arrayOf(both(json, toolShape))),
+  functions: section("tools", arrayOf(both(json, shape(object(parameters("name", "description", "parameters")))))),
   tool_choice: toolChoice,
   function_call: toolChoice,
   response_format: responseFormat,

@@ -11,12 +11,14 @@ import {
   json,
   model,
   object,
+  objectsOnly,
   parameters,
   type Rule,
   readBody,
   required,
   responseSchema,
   section,
+  shape,
   skip,
   stream,
   tagged,
@@ -159,6 +161,55 @@ const item = tagged(
 
 const items = arrayOf(item);
 
+/** Built-in tools, whose many settings the provider checks: known by their type, accepted as they come. */
+const builtInTools = [
+  "file_search",
+  "computer",
+  "computer_use_preview",
+  "web_search",
+  "web_search_2025_08_26",
+  "web_search_preview",
+  "web_search_preview_2025_03_11",
+  "mcp",
+  "code_interpreter",
+  "programmatic_tool_calling",
+  "image_generation",
+  "local_shell",
+  "shell",
+  "namespace",
+  "tool_search",
+  "apply_patch",
+];
+
+/** The members of a tool declaration, which counts whole as compact JSON: read for unknown members only. */
+const toolShape = shape(
+  tagged("type", {
+    function: parameters(
+      "name",
+      "description",
+      "parameters",
+      "strict",
+      "output_schema",
+      "defer_loading",
+      "allowed_callers",
+    ),
+    custom: parameters("name", "description", "format", "defer_loading", "allowed_callers"),
+    ...Object.fromEntries(builtInTools.map((type) => [type, skip])),
+  }),
+);
+
+/** A named tool choice's members, read for unknown ones only: it counts whole as other. */
+const namedToolChoice = shape(
+  tagged("type", {
+    allowed_tools: parameters("mode", "tools"),
+    function: parameters("name"),
+    custom: parameters("name"),
+    mcp: parameters("server_label", "name"),
+    ...Object.fromEntries(builtInTools.map((type) => [type, {}])),
+    computer_use: {},
+  }),
+);
+
 /** Tools whose tool lists or skills the provider expands into the prompt itself. */
 const providerExpanded: Rule = (value, path, walk) => {
   if (!isObject(value)) return;
@@ -196,8 +247,8 @@ const responseCreate = object({
   stream,
   instructions: section("system", textOr(items)),
   input: textOr(items),
-  tools: section("tools", arrayOf(both(json, providerExpanded))),
-  tool_choice: vocabulary("none", "auto", "required"),
+  tools: section("tools", arrayOf(both(json, both(toolShape, providerExpanded)))),
+  tool_choice: both(vocabulary("none", "auto", "required"), objectsOnly(namedToolChoice)),
   text: object({ format: textFormat, verbosity: skip }),
   reasoning: object(parameters("effort", "summary", "generate_summary", "context", "mode")),
   previous_response_id: capture((call, value, path) => {

@@ -15,22 +15,41 @@ const colon = 0x3a;
 /** The longest object path an error names; a deeper one is cut at its start. */
 const maxShownPath = 200;
 
+/** What the raw text of a body says that its parsed value does not. */
+export interface TextAudit {
+  /** The first key repeated within one object, if any. */
+  duplicate: DuplicateKey | undefined;
+  /**
+   * Code points by which the body's number literals are written longer than the compact JSON of
+   * their values (`1.000…0`, `1e0000`, a 30-digit integer): the parsed value loses them, the bytes
+   * sent upstream keep them, and a model reading the literal reads them all.
+   */
+  numberExcess: number;
+}
+
 /**
- * The first key repeated within one object of `text`, or undefined. Decision (contract section 3,
+ * Audits valid JSON `text` against `parsed`, its JSON.parse value. Decision (contract section 3,
  * "what is sent is what was measured"): a body with a duplicate key in any object at any depth is
  * refused, because JSON.parse keeps the last occurrence, the gateway measures that, and the
  * client's bytes with every occurrence are what goes upstream, where a provider may read the first.
- * Refusing costs nothing for a correct client; re-serializing would change the bytes sent.
+ * Refusing costs nothing for a correct client; re-serializing would change the bytes sent (and the
+ * value of integers past 2^53). Number literals written longer than their value are counted
+ * instead, by their excess, for the same reason.
  *
- * `text` must be valid JSON and `parsed` its JSON.parse value. The check is cheap on purpose: the
- * key tokens of the text (quote to quote with `indexOf`) are counted against the own keys of the
- * parsed tree, and they differ exactly when JSON.parse dropped a repeated key; only then is the
- * text tokenized to name the duplicate.
+ * The audit is cheap on purpose: one pass from quote to quote with `indexOf` counts the key tokens
+ * (compared with the own keys of the parsed tree: they differ exactly when JSON.parse dropped a
+ * repeated key, and only then is the text tokenized to name the duplicate) and reads the number
+ * literals between strings.
  */
+export function auditJsonText(text: string, parsed: unknown): TextAudit {
+  const { keys, numberExcess } = scan(text);
+  const duplicate = keys < 2 || keys === ownKeys(parsed) ? undefined : locateDuplicate(text);
+  return { duplicate, numberExcess };
+}
+
+/** The first key repeated within one object of valid JSON `text` (`parsed` its value), or undefined. */
 export function findDuplicateKey(text: string, parsed: unknown): DuplicateKey | undefined {
-  const tokens = keyTokens(text);
-  if (tokens < 2 || tokens === ownKeys(parsed)) return undefined;
-  return locateDuplicate(text);
+  return auditJsonText(text, parsed).duplicate;
 }
 
 /** The INVALID_REQUEST for a duplicate key; it names the key (cut to 64 characters) and the object, never a value. */
@@ -63,18 +82,53 @@ function skipSpace(text: string, from: number): number {
   }
 }
 
-/** How many strings of valid JSON text are member names: those followed by `:`. */
-function keyTokens(text: string): number {
+/**
+ * One pass over valid JSON text: how many of its strings are member names (followed by `:`), and
+ * by how much its number literals (all outside strings) exceed their values' compact JSON.
+ */
+function scan(text: string): { keys: number; numberExcess: number } {
   let keys = 0;
-  for (let open = text.indexOf('"'); open !== -1; ) {
+  let numberExcess = 0;
+  let outside = 0;
+  for (let open = text.indexOf('"'); ; ) {
+    numberExcess += literalExcess(text, outside, open === -1 ? text.length : open);
+    if (open === -1) break;
     const close = closingQuote(text, open);
     // Unterminated, so not valid JSON after all: nothing more to count, and no endless loop.
     if (close === -1) break;
     const after = skipSpace(text, close + 1);
     if (text.charCodeAt(after) === colon) keys++;
+    outside = after;
     open = text.indexOf('"', after);
   }
-  return keys;
+  return { keys, numberExcess };
+}
+
+/** A number literal whose compact JSON is itself: an integer of at most 15 digits without leading zeros. */
+const plainInteger = /^-?(?:0|[1-9]\d{0,14})$/;
+
+/** How far the number literals in `text` from `start` to `end` (outside any string) exceed their values' compact JSON. */
+function literalExcess(text: string, start: number, end: number): number {
+  let excess = 0;
+  for (let index = start; index < end; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit !== 0x2d && (unit < 0x30 || unit > 0x39)) continue;
+    let last = index + 1;
+    while (last < end && isLiteralUnit(text.charCodeAt(last))) last++;
+    const literal = text.slice(index, last);
+    if (!plainInteger.test(literal)) {
+      excess += Math.max(0, literal.length - (JSON.stringify(Number(literal)) ?? "").length);
+    }
+    index = last - 1;
+  }
+  return excess;
+}
+
+/** Digits, sign, point and exponent: what a JSON number literal is made of. */
+function isLiteralUnit(unit: number): boolean {
+  return (
+    (unit >= 0x30 && unit <= 0x39) || unit === 0x2e || unit === 0x65 || unit === 0x45 || unit === 0x2b || unit === 0x2d
+  );
 }
 
 /** How many own keys the objects of a parsed JSON value hold in all, walked without recursion. */

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
-import { type DuplicateKey, findDuplicateKey } from "../../src/http/duplicate-keys.js";
-import { parseJsonObject } from "../../src/http/read-body.js";
+import { auditJsonText, type DuplicateKey, findDuplicateKey } from "../../src/http/audit-json-text.js";
+import { parseJsonBody } from "../../src/http/read-body.js";
 import { memberPath } from "../../src/json/member-path.js";
 
 const encoder = new TextEncoder();
@@ -11,10 +11,10 @@ function duplicateIn(text: string): DuplicateKey | undefined {
   return findDuplicateKey(text, JSON.parse(text));
 }
 
-/** The error parseJsonObject throws for a body. */
+/** The error parseJsonBody throws for a body. */
 function refusal(text: string): GatewayError {
   try {
-    parseJsonObject(encoder.encode(text));
+    parseJsonBody(encoder.encode(text));
   } catch (error) {
     if (GatewayError.isInstance(error)) return error;
     throw error;
@@ -41,7 +41,7 @@ describe("duplicate keys in a request body", () => {
   it("accepts the same key in different objects, and keys that differ", () => {
     expect(duplicateIn('{"a":{"a":1},"b":{"a":2},"c":[{"a":3},{"a":4}]}')).toBeUndefined();
     expect(duplicateIn('{"1":1,"01":2,"A":3,"a":4,"a ":5}')).toBeUndefined();
-    expect(parseJsonObject(encoder.encode('{"a":1,"b":{"a":2}}'))).toEqual({ a: 1, b: { a: 2 } });
+    expect(parseJsonBody(encoder.encode('{"a":1,"b":{"a":2}}')).body).toEqual({ a: 1, b: { a: 2 } });
   });
 
   it("takes keys spelled with different escapes as the same key", () => {
@@ -242,5 +242,32 @@ describe("the duplicate-key check against a reference parser", () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+});
+
+describe("number literals written longer than their values", () => {
+  const excessOf = (text: string) => auditJsonText(text, JSON.parse(text)).numberExcess;
+
+  it("counts nothing for literals as JavaScript writes them", () => {
+    expect(excessOf('{"a":[0,-3,100,0.2,-1.5,1e-7,1e+21,123456789012345]}')).toBe(0);
+  });
+
+  it("counts the digits a literal carries beyond its value: trailing zeros, needless exponents", () => {
+    // 1.0 → 1 (2), -0.50 → -0.5 (1), 1e0 → 1 (2), 5E+00 → 5 (4)
+    expect(excessOf('{"a":1.0,"b":[-0.50,1e0,5E+00]}')).toBe(2 + 1 + 2 + 4);
+  });
+
+  it("counts a literal too large for a double by its own length, less the null it parses to", () => {
+    const huge = `1${"0".repeat(25_000)}`;
+    expect(excessOf(`{"n":${huge}}`)).toBe(huge.length - "null".length);
+  });
+
+  it("counts a long integer beyond 2^53 as it is written, digit for digit", () => {
+    expect(excessOf('{"n":12345678901234567890}')).toBe(0);
+    expect(excessOf(`{"n":1${"0".repeat(40)}}`)).toBe(41 - JSON.stringify(1e40).length);
+  });
+
+  it("does not read digits inside strings, escaped quotes included", () => {
+    expect(excessOf('{"a":"1.000000","b":"\\"1.0000\\"","c":2.0}')).toBe(2);
   });
 });
