@@ -27,7 +27,7 @@ export function upstreamRequest(
     const [name, value] = surface.serverCredential(serverKey);
     headers[name] = value;
   }
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
   const accept = request.headers.get("accept");
   if (accept !== null) headers.accept = accept;
   return {
