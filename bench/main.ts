@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { summarizeProfile } from "./cpu-profile.js";
 import { chatRequest, gatewayPath, openaiPath, realisticMessageChars } from "./fixtures.js";
+import { type EventLoopFigures, measureEventLoop } from "./large-schemas.js";
 import { type LoadSample, runLoad, type Target } from "./load.js";
 import { runMicro } from "./micro.js";
 import { installPortkey, portkeyVersion, startPortkey } from "./portkey.js";
@@ -29,6 +30,7 @@ const settings = {
   connections: [1, 16, 64],
   rssEvery: quick ? 1_000 : 10_000,
   profileSeconds: quick ? 3 : 8,
+  eventLoopSeconds: quick ? 4 : 10,
   realisticMessageChars,
 };
 const tsx = ["--import", "tsx"];
@@ -45,7 +47,14 @@ function gatewayTarget(label: string, port: number, pid: number): Target {
 /** Starts promptgate as `npm start` does, with node options before tsx and modules preloaded after it. */
 function startGateway(
   upstream: string,
-  extra: { nodeOptions?: string[]; preload?: string; heapFile?: string; db?: string; cwd?: string } = {},
+  extra: {
+    nodeOptions?: string[];
+    preload?: string;
+    heapFile?: string;
+    loopFile?: string;
+    db?: string;
+    cwd?: string;
+  } = {},
 ) {
   const environment = {
     PORT: "0",
@@ -57,6 +66,7 @@ function startGateway(
     OPENAI_API_KEY: "",
     PROMPTGATE_ADMIN_KEY: "",
     BENCH_HEAP_FILE: extra.heapFile ?? "",
+    BENCH_LOOP_FILE: extra.loopFile ?? "",
   };
   const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
   const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "src/runtime/node/main.ts"];
@@ -133,6 +143,25 @@ async function liveHeap(pid: number, file: string, line: number): Promise<number
     }
   }
   return Number.NaN;
+}
+
+/** The event loop's delay in a fresh promptgate while 10 large new schemas arrive beside the load test's call. */
+async function measureLoop(upstream: string, body: Buffer, upstreamPid: number): Promise<EventLoopFigures> {
+  const loopFile = join(tmp, `loop-${Date.now()}.jsonl`);
+  await mkdir(tmp, { recursive: true });
+  const { process: gateway, port } = await startGateway(upstream, { preload: "./bench/event-loop-probe.ts", loopFile });
+  try {
+    return await measureEventLoop(gatewayTarget("promptgate", port, gateway.pid), `http://127.0.0.1:${port}`, body, {
+      loopFile,
+      upstreamPid,
+      seconds: settings.eventLoopSeconds,
+      connections: 16,
+      salt: new Date().toISOString(),
+    });
+  } finally {
+    await gateway.stop();
+    await rm(loopFile, { force: true });
+  }
 }
 
 async function profileGateway(upstream: string, body: Buffer, upstreamPid: number) {
@@ -276,6 +305,11 @@ async function main(): Promise<void> {
 
   log("RSS over time (fresh promptgate)…");
   const rss = await measureRss(upstreamBase, body, upstream.process.pid);
+  log("event loop while 10 large new schemas arrive…");
+  const eventLoop = await measureLoop(upstreamBase, body, upstream.process.pid);
+  log(
+    `  event loop delay p99 ${eventLoop.withLargeSchemas.loop.p99.toFixed(1)} ms, max ${eventLoop.withLargeSchemas.loop.max.toFixed(1)} ms (alone: p99 ${eventLoop.baseline.loop.p99.toFixed(1)} ms)`,
+  );
   log("CPU profile of promptgate under load…");
   const profile = await profileGateway(upstreamBase, body, upstream.process.pid);
   await upstream.process.stop();
@@ -305,6 +339,7 @@ async function main(): Promise<void> {
       cpuOverAgainst: cpuRatio(load, "promptgate-against", connections),
     })),
     rss,
+    eventLoop,
     profile,
     micro,
   };

@@ -1,5 +1,6 @@
 import { cpus, loadavg, release, totalmem } from "node:os";
 import type { ProfileSummary } from "./cpu-profile.js";
+import type { EventLoopFigures } from "./large-schemas.js";
 import type { LoadSample, Target } from "./load.js";
 import { type MicroResult, microTable } from "./micro.js";
 
@@ -162,6 +163,8 @@ export interface RunResults {
     cpuOverAgainst?: number;
   }>;
   rss: RssSeries | undefined;
+  /** The event loop's delay while large new response schemas arrive beside the load test's call. */
+  eventLoop?: EventLoopFigures;
   profile: ProfileSummary | undefined;
   micro: MicroResult[];
 }
@@ -202,6 +205,8 @@ export function markdown(results: RunResults): string {
         `last / at ${2 * rss.every} = ${rss.growth.toFixed(3)} (${rss.flat ? "flat" : "not flat"}), ${rss.requestsPerSecond.toFixed(0)} req/s, ${rss.failed} failed. ` +
         `Live heap after a full GC (MiB): ${rss.liveHeapMiB.map((value) => value.toFixed(1)).join(", ")}.`,
     "",
+    results.eventLoop === undefined ? "" : eventLoopLine(results.eventLoop),
+    "",
     microTable(results.micro),
   ];
   if (results.profile !== undefined) {
@@ -229,4 +234,20 @@ export function markdown(results: RunResults): string {
     );
   }
   return lines.join("\n");
+}
+
+/** The event-loop measurement in one sentence: the loop's delay with and without large new schemas. */
+function eventLoopLine(figures: EventLoopFigures): string {
+  const { baseline, withLargeSchemas: large } = figures;
+  const loop = (window: EventLoopFigures["baseline"]) =>
+    `p50 ${window.loop.p50.toFixed(1)}, p99 ${window.loop.p99.toFixed(1)}, max ${window.loop.max.toFixed(1)} ms; ` +
+    `traffic p99 ${window.trafficP99Ms.toFixed(1)} ms at ${window.trafficRequestsPerSecond.toFixed(0)} req/s`;
+  const statuses = Object.entries(large.statuses)
+    .map(([status, count]) => `${count} × ${status}`)
+    .join(", ");
+  return (
+    `Event-loop delay of promptgate at ${figures.connections} connections over ${figures.seconds} s: alone ${loop(baseline)}; ` +
+    `while ${figures.schemas} new schemas of ${figures.schemaChars.min}–${figures.schemaChars.max} characters arrived ` +
+    `(${statuses}, slowest ${large.slowestSchemaCallMs.toFixed(0)} ms) ${loop(large)}.`
+  );
 }

@@ -5,14 +5,22 @@ import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
+import { callSecrets } from "./pipeline/upstream-call.js";
+import { logInternalError } from "./pipeline/write-log.js";
 import type { PolicyVersion } from "./policy/policy.js";
 import type { Surface } from "./surfaces/surface.js";
 import { surfaces } from "./surfaces/surfaces.js";
 
 type Env = { Variables: { ref: string } };
 
+/** What a runtime tells the app besides `deps`. */
+export interface AppOptions {
+  /** Whether the runtime is shutting down: `/readyz` then answers 503 so that balancers send no more calls. */
+  draining?: () => boolean;
+}
+
 /** The gateway as a Hono app; it imports nothing of any runtime, which enters through `deps`. */
-export function createApp(deps: Deps): Hono<Env> {
+export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
 
   app.use(async function assignRef(c, next) {
@@ -21,6 +29,12 @@ export function createApp(deps: Deps): Hono<Env> {
   });
 
   app.get("/healthz", (c) => c.json({ status: "ok" }, 200, { "x-promptgate-ref": c.var.ref }));
+  // Liveness stays /healthz: a draining gateway is alive (it is finishing calls) but takes no new ones.
+  app.get("/readyz", (c) =>
+    options.draining?.()
+      ? c.json({ status: "draining" }, 503, { "x-promptgate-ref": c.var.ref })
+      : c.json({ status: "ready" }, 200, { "x-promptgate-ref": c.var.ref }),
+  );
 
   app.get("/promptgate/policies", (c) =>
     c.json({ policies: deps.policies.list().map((version) => describePolicy(deps, version)) }, 200, {
@@ -36,9 +50,11 @@ export function createApp(deps: Deps): Hono<Env> {
   }
 
   app.notFound((c) => renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), c.var.ref));
-  app.onError((_error, c) =>
-    renderPlainError(new GatewayError("internal", 500, "The gateway failed to handle this request."), c.var.ref),
-  );
+  app.onError((error, c) => {
+    // A failure no call's handling caught (an admin route, the store behind it): logged with its stack.
+    logInternalError(deps, c.var.ref, error, "app", callSecrets(deps.config, surfaces, c.req.raw, new URL(c.req.url)));
+    return renderPlainError(new GatewayError("internal", 500, "The gateway failed to handle this request."), c.var.ref);
+  });
   return app;
 }
 

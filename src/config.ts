@@ -27,6 +27,22 @@ export interface Config {
   maxBodyBytes: number;
   /** The level of the per-call log line (`PROMPTGATE_LOG`): a pino level name, or `silent`. */
   logLevel: LogLevel;
+  /** How the Node server guards its connections and shuts down; Workers have no server of their own and ignore it. */
+  server: ServerConfig;
+}
+
+/** The Node server's connection limits and shutdown drain, in milliseconds. */
+export interface ServerConfig {
+  /** From a connection's opening (or a further request's first byte) to complete headers (`PROMPTGATE_HEADERS_TIMEOUT_SECONDS`). */
+  headersTimeoutMs: number;
+  /** From a request's first byte to its complete body; the answer is not bounded (`PROMPTGATE_REQUEST_TIMEOUT_SECONDS`). */
+  requestTimeoutMs: number;
+  /** How long an idle kept-alive connection is held between requests (`PROMPTGATE_KEEP_ALIVE_TIMEOUT_SECONDS`). */
+  keepAliveTimeoutMs: number;
+  /** The cap on open client connections (`PROMPTGATE_MAX_CONNECTIONS`); unset: the runtime derives it from its open-file limit. */
+  maxConnections: number | undefined;
+  /** How long a shutdown lets calls in flight finish (`PROMPTGATE_DRAIN_SECONDS`). */
+  drainMs: number;
 }
 
 /** The log levels `PROMPTGATE_LOG` takes, from the most to the least verbose, and `silent`. */
@@ -84,6 +100,30 @@ export function readConfig(environment: Environment): Config {
     db: environment.PROMPTGATE_DB || "./data/promptgate.db",
     maxBodyBytes: readInteger(environment, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
     logLevel: readLogLevel(environment.PROMPTGATE_LOG),
+    server: readServerConfig(environment),
+  };
+}
+
+/**
+ * The server's limits. A gateway's requests are small and sent at once, its answers long: the
+ * header and request timeouts bound only receiving a request (a streamed answer may run for
+ * minutes), and Node refuses a header timeout longer than the request timeout.
+ */
+function readServerConfig(environment: Environment): ServerConfig {
+  const day = 86_400;
+  const headersSeconds = readInteger(environment, "PROMPTGATE_HEADERS_TIMEOUT_SECONDS", 10, 1, day);
+  const requestSeconds = readInteger(environment, "PROMPTGATE_REQUEST_TIMEOUT_SECONDS", 120, 1, day);
+  if (headersSeconds > requestSeconds) {
+    throw new ConfigError("PROMPTGATE_HEADERS_TIMEOUT_SECONDS must not exceed PROMPTGATE_REQUEST_TIMEOUT_SECONDS.");
+  }
+  return {
+    headersTimeoutMs: headersSeconds * 1000,
+    requestTimeoutMs: requestSeconds * 1000,
+    keepAliveTimeoutMs: readInteger(environment, "PROMPTGATE_KEEP_ALIVE_TIMEOUT_SECONDS", 5, 1, day) * 1000,
+    maxConnections: environment.PROMPTGATE_MAX_CONNECTIONS
+      ? readInteger(environment, "PROMPTGATE_MAX_CONNECTIONS", 1, 1, 10_000_000)
+      : undefined,
+    drainMs: readInteger(environment, "PROMPTGATE_DRAIN_SECONDS", 30, 0, day) * 1000,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from "./config.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
-import type { CallLogLine } from "./record/call-log-line.js";
 import type { CallRecord } from "./record/call-record.js";
+import type { LogEntry } from "./record/log-entry.js";
 import type { Store } from "./store/store.js";
 
 /** A request to a provider, built by the pipeline. */
@@ -42,8 +42,12 @@ export interface Deps {
    * answer goes out (Node: committed to the store; Workers: handed to `waitUntil`); never rejects.
    */
   recordCall: (record: CallRecord) => Promise<void>;
-  /** Writes a call's one structured log line (at `logLevelOf(line)`); must not throw. Absent: no log. */
-  log?: (line: CallLogLine) => void;
+  /**
+   * The log: a call's one structured line (at `logLevelOf(line)`), an internal error with its redacted
+   * stack (at `error`), or a request refused before authentication, which the log only counts (one
+   * line a minute at most, so a flood cannot fill the disk). Must not throw. Absent: no log.
+   */
+  log?: (entry: LogEntry) => void;
   /** A fresh `ref_…` id per call; injected so tests can fix it. */
   newRef: () => string;
   /** The current time; injected so tests can fix it. */

@@ -7,7 +7,7 @@ import {
   upstreamErrorMessages,
 } from "./error-classes.js";
 import { GatewayError, type GatewayErrorDetails, type UpstreamErrorRecord } from "./gateway-error.js";
-import { redactKeys } from "./redact-keys.js";
+import { recordedErrorText } from "./recorded-error-text.js";
 import { retryAfterOf } from "./retry-after.js";
 
 /** What a surface reads from its provider's native error body. */
@@ -45,16 +45,11 @@ export interface ClassifyContext {
   secrets: readonly string[];
 }
 
-/** How much of a provider's error text the call record keeps. */
-const recordedTextLength = 2_000;
-/** How much of it is searched for secrets; the rest is cut before. */
-const redactedTextLength = 65_536;
-
 /**
  * The one classification of a failed provider answer: the surface's recogniser first, then the
  * status. The error carries the class's fixed message and client status, the provider's retry
- * information for a retryable class, and, for the record only, the provider's text with keys
- * redacted.
+ * information for a retryable class, and, for the record only, what `recordedErrorText` keeps of
+ * the provider's text.
  */
 export function classifyUpstreamAnswer(answer: FailedAnswer, context: ClassifyContext): GatewayError {
   const body = jsonObjectOf(answer.text);
@@ -77,7 +72,7 @@ export function classifyTransportFailure(
   return upstreamFailure("upstream", undefined, describeCause(cause), secrets);
 }
 
-/** The classified error for `code`, keeping `text` (redacted, bounded) for the record. */
+/** The classified error for `code`, keeping `text` for the record with keys and quoted input masked. */
 export function upstreamFailure(
   code: UpstreamErrorCode,
   upstreamStatus: number | undefined,
@@ -87,7 +82,7 @@ export function upstreamFailure(
 ): GatewayError {
   const upstreamError: UpstreamErrorRecord = {
     class: code,
-    text: redactKeys(text.slice(0, redactedTextLength), secrets).slice(0, recordedTextLength),
+    text: recordedErrorText(text, secrets),
   };
   if (upstreamStatus !== undefined) upstreamError.status = upstreamStatus;
   const details: GatewayErrorDetails = { upstreamError };

@@ -20,7 +20,10 @@ export interface UpstreamErrorRecord {
   class: string;
   /** The provider's HTTP status; absent when no answer arrived or the error came inside a stream. */
   status?: number;
-  /** The provider's error text, or how the call failed, with keys redacted and cut to a bounded length. */
+  /**
+   * The provider's error type, code and status and its message with quoted parts masked, or how the
+   * call failed; keys redacted, cut to a bounded length (see `recordedErrorText`).
+   */
   text: string;
 }
 
@@ -34,7 +37,7 @@ export interface GatewayErrorDetails {
   headers?: Record<string, string>;
   /** When the client may retry, from the provider's retry information (`retry-after`, Gemini's RetryInfo). */
   retryAfterMs?: number;
-  /** For the call record only: the provider's failure as it came (keys redacted). */
+  /** For the call record only: the provider's failure (keys and quoted input masked). */
   upstreamError?: UpstreamErrorRecord;
 }
 

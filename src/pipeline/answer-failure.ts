@@ -38,7 +38,7 @@ export async function answerFailure(failed: FailedCall): Promise<Response> {
   );
   if (policy.policy.upstream_errors.text !== "passthrough") throw error;
   noteFailure(record, error);
-  return new Response(bytes, { status: response.status, headers: relayedHeaders(response, headers) });
+  return new Response(bytes, { status: response.status, headers: relayedHeaders(call, response, headers) });
 }
 
 /** Puts a failure's code, and what the provider said, into the call record. */

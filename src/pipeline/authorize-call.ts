@@ -23,24 +23,32 @@ export function presentedCredentials(surface: Surface, headers: Headers, url: UR
 }
 
 /**
- * Decides a call's upstream credential. With gateway keys configured, the first credential the
- * client presents must equal one of them (compared in constant time, against every key); a wrong
- * or missing one gets 401 `authentication`, and a surface with no server-held key to replace it
- * gets 403 `account_selection`. The messages are fixed and echo nothing.
+ * Whether a request may go on: in pass-through always (the provider judges the client's own
+ * credential); with gateway keys configured, only when the first credential the client presents
+ * equals one of them (compared in constant time, against every key).
  */
-export async function authorizeCall(
-  config: Config,
-  surface: Surface,
-  headers: Headers,
-  url: URL,
-): Promise<UpstreamCredential> {
-  if (config.gatewayKeys.length === 0) return { kind: "client" };
+export async function authenticated(config: Config, surface: Surface, headers: Headers, url: URL): Promise<boolean> {
+  if (config.gatewayKeys.length === 0) return true;
   const presented = presentedCredentials(surface, headers, url)[0];
   let accepted = false;
   if (presented !== undefined) {
     for (const key of config.gatewayKeys) if (await keysEqual(presented, key)) accepted = true;
   }
-  if (!accepted) throw new GatewayError("authentication", 401, "A valid gateway key is required.");
+  return accepted;
+}
+
+/** The fixed refusal of a request without a valid gateway key; it echoes nothing. */
+export function authenticationRequired(): GatewayError {
+  return new GatewayError("authentication", 401, "A valid gateway key is required.");
+}
+
+/**
+ * The upstream credential of an authenticated call: the client's own in pass-through, else the
+ * server-held key; a surface with no server-held key to replace the gateway key with gets 403
+ * `account_selection` (a fixed message).
+ */
+export function upstreamCredential(config: Config, surface: Surface): UpstreamCredential {
+  if (config.gatewayKeys.length === 0) return { kind: "client" };
   const upstream = config.upstreams[surface.name];
   if (upstream.serverKey === undefined && !upstream.simulated) {
     throw new GatewayError("account_selection", 403, "No provider key is configured for this surface.");

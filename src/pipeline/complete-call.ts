@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.js";
 import { callLogLine } from "../record/call-log-line.js";
 import type { CallRecord } from "../record/call-record.js";
+import { writeLog } from "./write-log.js";
 
 /**
  * Ends a call: appends its record and writes its one log line, timed from the record's arrival
@@ -11,11 +12,7 @@ export async function completeCall(deps: Deps, record: CallRecord): Promise<void
   const kept = deps.recordCall(record);
   if (deps.log !== undefined) {
     const duration = deps.now().getTime() - Date.parse(record.time);
-    try {
-      deps.log(callLogLine(record, Number.isFinite(duration) ? duration : 0));
-    } catch {
-      // A log sink that fails must not fail the call.
-    }
+    writeLog(deps, callLogLine(record, Number.isFinite(duration) ? duration : 0));
   }
   await kept;
 }

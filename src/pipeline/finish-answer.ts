@@ -3,16 +3,16 @@ import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } fro
 import { GatewayError } from "../errors/gateway-error.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import type { CallRecord } from "../record/call-record.js";
 import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
 import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";
+import type { CallRecorder } from "./call-recorder.js";
 import type { PreparedCall } from "./prepare-call.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures } from "./relay-stream.js";
-import { rememberPrefix } from "./remember-prefix.js";
+import { rememberAnswer } from "./remember-prefix.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { validateAnswerBody } from "./validate-answer-body.js";
 
@@ -27,13 +27,12 @@ export interface FinishInput {
   /** The path below the surface's mount. */
   path: string;
   response: UpstreamResponse;
-  record: CallRecord;
+  /** The call's record; a stream settles it at its end. */
+  recorder: CallRecorder;
   headers: Record<string, string>;
   /** The provider call, for classifying its failures. */
   call: UpstreamCall;
   ref: string;
-  /** Records and logs the call; a stream calls it at its end. */
-  settle: () => Promise<void>;
 }
 
 /** The client's response; `recordLater` when a stream records the call itself at its end. */
@@ -60,7 +59,7 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
     return { response: await answerFailure(failedCall(input)), recordLater: false };
   }
   if (!isSuccess(response.status)) {
-    return { response: await relayResponse(response, headers), recordLater: false };
+    return { response: await relayResponse(input.call, response, headers), recordLater: false };
   }
   const validating = output !== undefined && schema !== undefined && input.policy.policy.validation.enabled;
   if (prepared.call.stream) return finishStream(input, validating ? output : undefined);
@@ -71,7 +70,10 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   if (validating) sent = validateWholeAnswer(input, output, bytes, body);
   await remember(input, body);
   return {
-    response: new Response(sent, { status: response.status, headers: relayedHeaders(response, headers) }),
+    response: new Response(sent, {
+      status: response.status,
+      headers: relayedHeaders(input.call, response, headers),
+    }),
     recordLater: false,
   };
 }
@@ -83,7 +85,8 @@ function validateWholeAnswer(
   bytes: Uint8Array<ArrayBuffer>,
   body: JsonObject,
 ): Uint8Array<ArrayBuffer> | string {
-  const { policy, prepared, record, headers } = input;
+  const { policy, prepared, headers } = input;
+  const { record } = input.recorder;
   const validated = validateAnswerBody(body, output, prepared.fullSchema, policy);
   if (validated === undefined) return bytes;
   const { validation, repair } = validated.check;
@@ -107,10 +110,13 @@ function validateWholeAnswer(
 
 /**
  * Relays a stream as it arrives; at its end, validates the first answer for the record, remembers
- * any prefix, and records the call. Its failures end it with the surface's native error event.
+ * any prefix, and keeps the record before the stream's last bytes go out. Its failures end it with
+ * the surface's native error event; a failure of the gateway's own at its end is recorded and logged,
+ * and the stream still ends as the provider sent it.
  */
 function finishStream(input: FinishInput, output: StructuredOutput | undefined): FinishedAnswer {
-  const { endpoint, prepared, response, record, headers } = input;
+  const { endpoint, prepared, response, recorder, headers } = input;
+  const { record } = recorder;
   let answer: string | undefined;
   let finalResponse: JsonObject | undefined;
   const stream = relayStream(
@@ -122,26 +128,34 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
         if (text !== undefined) answer = (answer ?? "") + text;
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
       },
-      onEnd(complete, cancelled) {
+      async onEnd(complete, cancelled) {
         if (cancelled || input.call.request.signal.aborted) record.decision = "cancelled";
-        if (complete && output !== undefined && answer !== undefined) {
-          record.validation = validateAnswer(prepared.fullSchema, answer);
+        try {
+          if (complete && output !== undefined && answer !== undefined) {
+            record.validation = validateAnswer(prepared.fullSchema, answer);
+          }
+        } catch (cause) {
+          recorder.internal(cause, "stream");
         }
-        const remembered = complete && finalResponse !== undefined ? remember(input, finalResponse) : Promise.resolve();
-        void remembered.catch(() => undefined).then(input.settle);
+        if (complete && finalResponse !== undefined) await remember(input, finalResponse);
+        await recorder.settle();
       },
     },
     streamFailures(input),
   );
   return {
-    response: new Response(stream, { status: response.status, headers: relayedHeaders(response, headers) }),
+    response: new Response(stream, {
+      status: response.status,
+      headers: relayedHeaders(input.call, response, headers),
+    }),
     recordLater: true,
   };
 }
 
 /** A stream's failures: an error event of the provider's is classified like an error answer, a break like a lost call. */
 function streamFailures(input: FinishInput): StreamFailures {
-  const { deps, call, record, ref, policy } = input;
+  const { deps, call, recorder, ref, policy } = input;
+  const { record } = recorder;
   return {
     replaceErrorEvent(data) {
       const error = classifyUpstreamAnswer(
@@ -158,6 +172,9 @@ function streamFailures(input: FinishInput): StreamFailures {
       if (!call.request.signal.aborted) noteFailure(record, error);
       return call.surface.renderStreamError(error, ref);
     },
+    internal(cause) {
+      recorder.internal(cause, "stream");
+    },
   };
 }
 
@@ -168,14 +185,20 @@ function malformedAnswer(input: FinishInput, length: number): GatewayError {
 }
 
 function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): FailedCall {
-  const { deps, call, policy, response, record, headers } = input;
+  const { deps, call, policy, response, recorder, headers } = input;
+  const { record } = recorder;
   return { deps, call, policy, response, record, headers, ...(bytes === undefined ? {} : { bytes }) };
 }
 
-/** Records the prefix effect of a successful answer, if its route has one. */
-async function remember(input: FinishInput, response: JsonObject): Promise<void> {
-  const effect = input.endpoint.prefixEffect?.(response, input.path, input.deps.now().getTime());
-  if (effect !== undefined) await rememberPrefix(input.deps, effect, { call: input.prepared.call, size: input.size });
+/** Remembers the prefix effect of a successful answer, if its route has one (see `rememberAnswer`). */
+function remember(input: FinishInput, response: JsonObject): Promise<void> {
+  const measured = { call: input.prepared.call, size: input.size };
+  return rememberAnswer(
+    input.deps,
+    input.endpoint.prefixEffect,
+    { response, path: input.path, measured },
+    input.recorder,
+  );
 }
 
 /**
@@ -184,7 +207,8 @@ async function remember(input: FinishInput, response: JsonObject): Promise<void>
  * like every failed answer.
  */
 async function relaySchemaRejection(input: FinishInput, output: StructuredOutput): Promise<FinishedAnswer> {
-  const { response, record } = input;
+  const { response } = input;
+  const { record } = input.recorder;
   const bytes = await response.bytes();
   const errorBody = jsonObjectOf(bytes);
   if (errorBody !== undefined && output.rejectsSchema(errorBody)) {

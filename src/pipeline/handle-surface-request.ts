@@ -7,17 +7,26 @@ import type { CallRecord } from "../record/call-record.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
-import { authorizeCall } from "./authorize-call.js";
-import { completeCall } from "./complete-call.js";
+import { authenticated, authenticationRequired, upstreamCredential } from "./authorize-call.js";
+import { callLabels } from "./call-labels.js";
+import { type CallRecorder, callRecorder } from "./call-recorder.js";
 import { type Deadline, startDeadline } from "./deadline.js";
 import { finishAnswer } from "./finish-answer.js";
-import { type Measurements, namedSchema, type PreparedCall, parseCall, prepareCall } from "./prepare-call.js";
+import {
+  compileCallSchema,
+  type Measurements,
+  namedSchema,
+  type PreparedCall,
+  parseCall,
+  prepareCall,
+} from "./prepare-call.js";
 import { relayProxied } from "./relay-proxied.js";
 import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
-import { resolvePolicy } from "./resolve-policy.js";
+import { casePolicy, requestedPolicy } from "./resolve-policy.js";
 import { resolveUnmeasured } from "./resolve-unmeasured.js";
 import { sendUpstream } from "./send-upstream.js";
-import { openUpstreamCall, type UpstreamCall } from "./upstream-call.js";
+import { callSecrets, openUpstreamCall, type UpstreamCall } from "./upstream-call.js";
+import { writeLog } from "./write-log.js";
 
 /** Methods whose requests carry no body. */
 const bodyless = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
@@ -38,39 +47,34 @@ export interface SurfaceRequest {
 /**
  * Runs one call: key, route, policy, body, measurement, both checks, the provider call, the
  * answer's validation, the record and the log line; every failure becomes the surface's native
- * error, and a client that went away cancels the provider call.
+ * error, and a client that went away cancels the provider call. A request without a valid
+ * gateway key is refused before anything about it is kept.
  */
 export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): Promise<Response> {
   const { surface, request, path, ref } = input;
   const headers: Record<string, string> = { "x-promptgate-ref": ref };
-  const record: CallRecord = {
-    ref,
-    time: deps.now().toISOString(),
-    policy: undefined,
-    case: request.headers.get("x-promptgate-case") ?? undefined,
-    call_label: request.headers.get("x-promptgate-call") ?? undefined,
-    surface: surface.name,
-    provider: deps.config.upstreams[surface.name].label,
-    model: undefined,
-    route: path,
-    preflight: undefined,
-    provider_check: undefined,
-    decision: "failed",
-    upstream_status: undefined,
-    validation: null,
-    repair: undefined,
-    projection_omitted: [],
-    error: undefined,
-  };
+  const time = deps.now().toISOString();
+  const url = new URL(request.url);
+  if (!(await authenticated(deps.config, surface, request.headers, url))) {
+    // The contract records every call, but this is no call of a client the gateway knows: a record
+    // and a log line each would let anyone fill the disk (with long headers, 30 KB a request). It is
+    // counted instead; the runtime's log writes the count at most once a minute.
+    writeLog(deps, { event: "refused_unauthenticated" });
+    return nativeError(surface, authenticationRequired(), headers);
+  }
   let deadline: Deadline | undefined;
-  const settle = () => {
-    deadline?.clear();
-    return completeCall(deps, record);
-  };
+  const recorder = callRecorder(deps, newRecord(deps, input, time), {
+    secrets: () => callSecrets(deps.config, [surface], request, url),
+    release: () => deadline?.clear(),
+  });
+  const { record } = recorder;
   let settleLater = false;
   try {
-    const url = new URL(request.url);
-    const credential = await authorizeCall(deps.config, surface, request.headers, url);
+    // Checked before the record holds them: both are kept verbatim.
+    const labels = callLabels(request.headers);
+    record.case = labels.caseId;
+    record.call_label = labels.callLabel;
+    const credential = upstreamCredential(deps.config, surface);
     if (input.refusal !== undefined) throw input.refusal;
     const endpoint = surface.match(request.method, path);
     if (endpoint === undefined) throw new GatewayError("NOT_FOUND", 404, "There is no such route on this surface.");
@@ -79,7 +83,10 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
         headers: { allow: endpoint.allow },
       });
     }
-    const policy = await resolvePolicy(deps, input.policyRef, record.case);
+    const requested = await requestedPolicy(deps, input.policyRef);
+    // A call its case refuses (409) still names the version it asked for.
+    record.policy = requested.ref;
+    const policy = await casePolicy(deps, requested, input.policyRef, record.case);
     record.policy = policy.ref;
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const call = openUpstreamCall(deps, { surface, request, url, credential, deadline });
@@ -91,9 +98,9 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       if (isFailure(response.status)) {
         return await answerFailure({ deps, call, policy, response, record, headers });
       }
-      return await relayProxied(deps, endpoint, path, response, headers, { call, policy });
+      return await relayProxied(deps, endpoint, path, response, headers, { call, policy, recorder });
     }
-    const answer = await sendCall({ deps, input, endpoint, policy, record, headers, call, settle });
+    const answer = await sendCall({ deps, input, endpoint, policy, recorder, headers, call });
     settleLater = answer.recordLater;
     return answer.response;
   } catch (caught) {
@@ -102,22 +109,54 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       record.decision = "cancelled";
       return new Response(null, { status: 499, headers });
     }
-    const error = GatewayError.isInstance(caught)
-      ? caught
-      : new GatewayError("internal", 500, "The gateway failed to handle this request.");
+    let error: GatewayError;
+    if (GatewayError.isInstance(caught)) {
+      error = caught;
+    } else {
+      recorder.internal(caught, "call");
+      error = new GatewayError("internal", 500, "The gateway failed to handle this request.");
+    }
     noteFailure(record, error);
     if (error.code === "INVESTIGATION_PROMPT_LIMIT" || error.code === "CACHE_PREFIX_UNKNOWN") {
       record.decision = "rejected";
     }
-    const rendered = surface.renderError(error, ref);
-    return new Response(JSON.stringify(rendered.body), {
-      status: rendered.status,
-      headers: { ...rendered.headers, ...headers },
-    });
+    return nativeError(surface, error, headers);
   } finally {
     // The answer goes out once its record is kept (a stream's record is kept when the stream ends).
-    if (!settleLater) await settle();
+    if (!settleLater) await recorder.settle();
   }
+}
+
+/** A call's record as it starts: what the request names, before any step has run. */
+function newRecord(deps: Deps, input: SurfaceRequest, time: string): CallRecord {
+  return {
+    ref: input.ref,
+    time,
+    policy: undefined,
+    case: undefined,
+    call_label: undefined,
+    surface: input.surface.name,
+    provider: deps.config.upstreams[input.surface.name].label,
+    model: undefined,
+    route: input.path,
+    preflight: undefined,
+    provider_check: undefined,
+    decision: "failed",
+    upstream_status: undefined,
+    validation: null,
+    repair: undefined,
+    projection_omitted: [],
+    error: undefined,
+  };
+}
+
+/** A gateway error in the surface's native shape, with the gateway's headers. */
+function nativeError(surface: Surface, error: GatewayError, headers: Record<string, string>): Response {
+  const rendered = surface.renderError(error, headers["x-promptgate-ref"] ?? "");
+  return new Response(JSON.stringify(rendered.body), {
+    status: rendered.status,
+    headers: { ...rendered.headers, ...headers },
+  });
 }
 
 /** What sending a measured call needs. */
@@ -126,14 +165,14 @@ interface MeasuredCall {
   input: SurfaceRequest;
   endpoint: MeasuredEndpoint;
   policy: PolicyVersion;
-  record: CallRecord;
+  recorder: CallRecorder;
   headers: Record<string, string>;
   call: UpstreamCall;
-  settle: () => Promise<void>;
 }
 
 async function sendCall(measured: MeasuredCall): Promise<{ response: Response; recordLater: boolean }> {
-  const { deps, input, endpoint, policy, record, headers, call, settle } = measured;
+  const { deps, input, endpoint, policy, recorder, headers, call } = measured;
+  const { record } = recorder;
   const { request, path } = input;
   const clientBytes = await readCappedBody(request, deps.config.maxBodyBytes);
   const schema = namedSchema(deps.schemas, request.headers.get("x-promptgate-schema"));
@@ -144,6 +183,7 @@ async function sendCall(measured: MeasuredCall): Promise<{ response: Response; r
     noteFields(record, parsed.call);
     const known = await resolveCachedPrefix(deps, parsed.call, policy, { call, path });
     const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, { call, path }, known);
+    await compileCallSchema(endpoint, parsed, policy, schema);
     prepared = prepareCall(endpoint, parsed, path, policy, schema, prefix, measurements);
   } finally {
     record.preflight = measurements.preflight;
@@ -164,11 +204,10 @@ async function sendCall(measured: MeasuredCall): Promise<{ response: Response; r
     size,
     path,
     response,
-    record,
     headers,
     call,
     ref: input.ref,
-    settle,
+    recorder,
   });
 }
 

@@ -3,7 +3,8 @@ import { parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import { compiledValidator } from "../schema/compile-validator.js";
+import { prepareSchema } from "../schema/compile-validator.js";
+import { admissibleSize, admitResponseSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import { enforceWindow } from "../window/check.js";
@@ -94,7 +95,7 @@ export function prepareCall(
   if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
   // Creating a cached content is refused only when its content alone exceeds the limit.
   if (endpoint.kind !== "cache") enforceWindow(preflight, policy);
-  if (fullSchema !== undefined && policy.policy.validation.enabled) compiledValidator(fullSchema);
+  if (fullSchema !== undefined) admitResponseSchema(fullSchema, policy, namedSchema === undefined ? "client" : "named");
   const transported =
     output === undefined || fullSchema === undefined
       ? undefined
@@ -111,6 +112,32 @@ export function prepareCall(
     fullSchema,
     omitted: transported?.omitted ?? [],
   };
+}
+
+/**
+ * Compiles a call's full schema ahead of `prepareCall`, off the serving thread where the runtime can (Node: a
+ * worker thread), so that `prepareCall` finds it compiled instead of compiling it in place. Never throws:
+ * `prepareCall` still reports what is wrong with the call, in its order.
+ */
+export async function compileCallSchema(
+  endpoint: MeasuredEndpoint,
+  parsed: ParsedCall,
+  policy: PolicyVersion,
+  namedSchema: unknown,
+): Promise<void> {
+  const output = endpoint.structuredOutput;
+  if (output === undefined || endpoint.kind === "count" || !policy.policy.validation.enabled) return;
+  try {
+    const fullSchema = fullSchemaOf(output.fullSchema(parsed.call, parsed.body), namedSchema);
+    if (
+      fullSchema !== undefined &&
+      admissibleSize(fullSchema, policy, namedSchema === undefined ? "client" : "named")
+    ) {
+      await prepareSchema(fullSchema);
+    }
+  } catch {
+    // Left to prepareCall.
+  }
 }
 
 /**

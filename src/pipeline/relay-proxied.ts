@@ -4,15 +4,18 @@ import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { ProxyEndpoint } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
+import type { CallRecorder } from "./call-recorder.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures } from "./relay-stream.js";
-import { rememberPrefix } from "./remember-prefix.js";
+import { rememberAnswer } from "./remember-prefix.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
-/** The provider call of a proxied route and its policy: what rendering a stream's failures natively needs. */
+/** The provider call of a proxied route, its policy and its record: what rendering a stream's failures natively needs. */
 export interface ProxiedCall {
   call: UpstreamCall;
   policy: PolicyVersion;
+  /** Kept once the answer goes out; a stream's later failures of the gateway's own are only logged. */
+  recorder: CallRecorder;
 }
 
 /**
@@ -34,28 +37,37 @@ export async function relayProxied(
     return relayProxiedStream(deps, endpoint, path, response, headers, proxied);
   }
   if (endpoint.prefixEffect === undefined || !isSuccess(response.status)) {
-    return relayResponse(response, headers);
+    return relayResponse(proxied.call, response, headers);
   }
   const bytes = await response.bytes();
   const body = bytes.length === 0 ? {} : jsonObjectOf(bytes);
-  if (body !== undefined) await remember(deps, endpoint, path, body);
+  if (body !== undefined) await remember(deps, endpoint, path, body, proxied.recorder);
   // A 204 (a compatible server's answer to a deletion) may carry no body, not even an empty one.
   const sent = response.status === 204 ? null : bytes;
-  return new Response(sent, { status: response.status, headers: relayedHeaders(response, headers) });
+  return new Response(sent, {
+    status: response.status,
+    headers: relayedHeaders(proxied.call, response, headers),
+  });
 }
 
 function isEventStream(response: UpstreamResponse): boolean {
   return (response.headers["content-type"] ?? "").includes("text/event-stream");
 }
 
-async function remember(deps: Deps, endpoint: ProxyEndpoint, path: string, body: JsonObject): Promise<void> {
-  const effect = endpoint.prefixEffect?.(body, path, deps.now().getTime());
-  if (effect !== undefined) await rememberPrefix(deps, effect, undefined);
+/** Remembers a successful answer's prefix effect, if the route has one (see `rememberAnswer`). */
+function remember(
+  deps: Deps,
+  endpoint: ProxyEndpoint,
+  path: string,
+  response: JsonObject,
+  recorder: CallRecorder,
+): Promise<void> {
+  return rememberAnswer(deps, endpoint.prefixEffect, { response, path, measured: undefined }, recorder);
 }
 
 /**
  * A proxied stream, relayed event by event. A stream that ends normally with a final response
- * is remembered before the client's stream closes, so that the client's next call finds the record.
+ * is remembered before its last bytes reach the client, so that the client's next call finds the record.
  */
 function relayProxiedStream(
   deps: Deps,
@@ -66,7 +78,6 @@ function relayProxiedStream(
   proxied: ProxiedCall,
 ): Response {
   let finalResponse: JsonObject | undefined;
-  let remembered: Promise<void> = Promise.resolve();
   const relayed = relayStream(
     response.stream(),
     response.headers["content-type"] ?? "",
@@ -74,26 +85,25 @@ function relayProxiedStream(
       onEvent(event) {
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
       },
-      onEnd(complete) {
-        if (!complete || finalResponse === undefined) return;
-        // A record left unwritten is safe: the response stays unknown, which the policy's unknown-prefix rule covers.
-        remembered = remember(deps, endpoint, path, finalResponse).catch(() => undefined);
+      async onEnd(complete) {
+        if (complete && finalResponse !== undefined) {
+          await remember(deps, endpoint, path, finalResponse, proxied.recorder);
+        }
       },
     },
     proxiedStreamFailures(deps, proxied, headers["x-promptgate-ref"] ?? ""),
   );
-  const body =
-    endpoint.finalResponseOf === undefined
-      ? relayed
-      : relayed.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: () => remembered }));
-  return new Response(body, { status: response.status, headers: relayedHeaders(response, headers) });
+  return new Response(relayed, {
+    status: response.status,
+    headers: relayedHeaders(proxied.call, response, headers),
+  });
 }
 
 /**
  * A proxied stream's failures in the surface's native error events, as a measured stream's are;
  * the call is recorded already, so they only reach the client.
  */
-function proxiedStreamFailures(deps: Deps, { call, policy }: ProxiedCall, ref: string): StreamFailures {
+function proxiedStreamFailures(deps: Deps, { call, policy, recorder }: ProxiedCall, ref: string): StreamFailures {
   return {
     replaceErrorEvent(data) {
       if (policy.policy.upstream_errors.text === "passthrough") return undefined;
@@ -106,6 +116,9 @@ function proxiedStreamFailures(deps: Deps, { call, policy }: ProxiedCall, ref: s
     breakOff(cause) {
       const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
       return call.surface.renderStreamError(error, ref);
+    },
+    internal(cause) {
+      recorder.internal(cause, "stream");
     },
   };
 }

@@ -8,30 +8,43 @@ export interface StreamObserver {
   /** Each event of the stream whose data is a JSON object, in order (error events excepted). */
   onEvent(event: JsonObject): void;
   /**
-   * Exactly once: `complete` when the stream ended normally; false when it broke off, carried
-   * an error event or was cancelled by the client (`cancelled`).
+   * Exactly once: `complete` when the stream ended normally and every event was observed; false when
+   * it broke off, carried an error event, was cancelled by the client (`cancelled`) or an event could
+   * not be observed. The stream's last bytes and its end reach the client only once the returned
+   * promise settles: a client that holds the whole stream can rely on what the observer keeps.
    */
-  onEnd(complete: boolean, cancelled: boolean): void;
+  onEnd(complete: boolean, cancelled: boolean): Promise<void> | void;
 }
 
-/** How a relayed stream's failures reach the client. */
+/** How a relayed stream's failures reach the client, and the gateway's own reach the caller. */
 export interface StreamFailures {
   /**
    * The text that replaces an error event the provider sent inside the stream (`data` is the
-   * event's data), or undefined to relay the event as it came.
+   * event's data), or undefined to relay the event as it came. A replaced event ends the stream.
    */
   replaceErrorEvent(data: string): string | undefined;
-  /** The native error event that ends the client's stream when the provider's broke off. */
+  /**
+   * The native error event that ends the client's stream when the provider's broke off; told before
+   * the observer's end. A JSON-array stream cannot carry it, but it is asked all the same, for the record.
+   */
   breakOff(cause: unknown): string;
+  /** A failure of the gateway's own (an observer that threw); the client's stream goes on as the provider sent it. */
+  internal(cause: unknown): void;
 }
 
 /**
  * Relays a provider's stream as it arrives while an observer reads its events. Server-sent
  * events pass event by event, byte for byte, except an error event of the provider's, which is
- * replaced by the gateway's native one, and a stream that breaks off, which ends with the
- * native error event instead of silently (an incomplete last event is dropped, so that the
- * error event parses on its own). A JSON-array stream (Gemini without `alt=sse`) passes chunk
- * by chunk and is read whole at its end; it cannot carry an error event, so it breaks off.
+ * replaced by the gateway's native one and ends the stream, and a stream that breaks off, which
+ * ends with the native error event instead of silently (an incomplete last event is dropped, so
+ * that the error event parses on its own). A JSON-array stream (Gemini without `alt=sse`) passes
+ * chunk by chunk and is read whole at its end; it cannot carry an error event, so it breaks off.
+ *
+ * What was read last is held until the stream is known to go on, or, at its end, until the
+ * observer's end has settled (the call's record is kept), as a whole answer is: a client that has
+ * read the final event holds an answer whose record a crash cannot lose. Whether the stream goes on
+ * is learnt by waiting one turn of the event loop for the next read (a provider ends its stream
+ * together with its final event); a stream that goes on costs that one turn per read, nothing more.
  */
 export function relayStream(
   stream: ReadableStream<Uint8Array>,
@@ -51,15 +64,41 @@ export function relayStream(
     },
   });
   let whole = "";
+  /** The provider told a failure: an error event, or a break. */
   let failed = false;
+  /** An event could not be observed: what the observer keeps of the stream is incomplete. */
+  let unobserved = false;
+  /** An error event was replaced: nothing after it is relayed. */
+  let stopped = false;
   let ended = false;
-  const end = (complete: boolean, cancelled: boolean) => {
-    if (ended) return;
-    ended = true;
-    observer.onEnd(complete && !failed, cancelled);
+  let cancelled = false;
+  /** The read after the last one, started early to learn whether the stream ends there. */
+  let nextRead: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  /** What was read last and not yet passed on. */
+  let held: Uint8Array | undefined;
+
+  const observe = (event: JsonObject) => {
+    if (unobserved) return;
+    try {
+      observer.onEvent(event);
+    } catch (cause) {
+      // The observation is lost from here on (its answer, its final response), not the client's stream.
+      unobserved = true;
+      failures.internal(cause);
+    }
   };
 
-  /** The events of `text` as they go to the client. */
+  const end = async (complete: boolean, cancel: boolean) => {
+    if (ended) return;
+    ended = true;
+    try {
+      await observer.onEnd(complete && !failed && !unobserved, cancel);
+    } catch (cause) {
+      failures.internal(cause);
+    }
+  };
+
+  /** The events of `text` as they go to the client; none after a replaced error event. */
   const relayEvents = (text: string): string => {
     let out = "";
     for (const raw of splitter.push(text)) {
@@ -73,72 +112,131 @@ export function relayStream(
       const data = jsonObjectOf(event.data);
       if (event.event === "error" || isObject(data?.error)) {
         failed = true;
-        out += failures.replaceErrorEvent(event.data) ?? raw;
-        continue;
+        const replacement = failures.replaceErrorEvent(event.data);
+        if (replacement === undefined) {
+          out += raw;
+          continue;
+        }
+        stopped = true;
+        return out + replacement;
       }
-      if (data !== undefined) observer.onEvent(data);
+      if (data !== undefined) observe(data);
       out += raw;
     }
     return out;
   };
 
+  /** Starts the next read and waits one turn for it: whether it settled (the stream ended, went on or broke) by then. */
+  const settlesWithinTurn = (): Promise<boolean> => {
+    const reading = reader.read();
+    // Awaited by a later pull; until then a break must not count as an unhandled rejection.
+    reading.catch(() => undefined);
+    nextRead = reading;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), 0);
+      const settled = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      reading.then(settled, settled);
+    });
+  };
+
+  const relay = async (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    const send = (bytes: Uint8Array | undefined) => {
+      if (!cancelled && bytes !== undefined && bytes.length > 0) controller.enqueue(bytes);
+    };
+    const close = (last: Uint8Array | undefined) => {
+      if (cancelled) return;
+      send(held);
+      held = undefined;
+      send(last);
+      controller.close();
+    };
+    // Reads until there is something to pass on: a pull that enqueues nothing is not called again.
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        const reading = nextRead ?? reader.read();
+        nextRead = undefined;
+        chunk = await reading;
+      } catch (cause) {
+        // After an error event of the provider's, the stream has told its failure already.
+        const told = failed;
+        failed = true;
+        const errorEvent = told ? "" : failures.breakOff(cause);
+        await end(false, false);
+        if (cancelled) return;
+        if (!sse) {
+          controller.error(cause);
+          return;
+        }
+        splitter.rest();
+        close(encoder.encode(errorEvent));
+        return;
+      }
+      if (chunk.done) {
+        const rest = decoder.decode();
+        let last: Uint8Array | undefined;
+        if (sse) last = encoder.encode(relayEvents(rest) + splitter.rest());
+        else readArray(whole + rest, observe);
+        await end(!stopped, false);
+        close(last);
+        return;
+      }
+      let out: Uint8Array;
+      if (sse) {
+        out = encoder.encode(relayEvents(decoder.decode(chunk.value, { stream: true })));
+      } else {
+        whole += decoder.decode(chunk.value, { stream: true });
+        out = chunk.value;
+      }
+      if (stopped) {
+        void reader.cancel().catch(() => undefined);
+        await end(false, false);
+        close(out);
+        return;
+      }
+      if (out.length === 0) continue;
+      // The stream went on after what was held: it goes out now, and this read is held in its place.
+      send(held);
+      held = out;
+      if (await settlesWithinTurn()) continue;
+      send(held);
+      held = undefined;
+      return;
+    }
+  };
+
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      // Reads until there is something to pass on: a pull that enqueues nothing is not called again.
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (cause) {
-          // After an error event of the provider's, the stream has told its failure already.
-          const told = failed;
-          failed = true;
-          end(false, false);
-          if (!sse) {
-            controller.error(cause);
-            return;
-          }
-          splitter.rest();
-          if (!told) controller.enqueue(encoder.encode(failures.breakOff(cause)));
-          controller.close();
-          return;
-        }
-        if (chunk.done) {
-          const rest = decoder.decode();
-          if (sse) {
-            const last = relayEvents(rest) + splitter.rest();
-            if (last !== "") controller.enqueue(encoder.encode(last));
-          } else {
-            readArray(whole + rest, observer);
-          }
-          end(true, false);
-          controller.close();
-          return;
-        }
-        if (!sse) {
-          whole += decoder.decode(chunk.value, { stream: true });
-          controller.enqueue(chunk.value);
-          return;
-        }
-        const out = relayEvents(decoder.decode(chunk.value, { stream: true }));
-        if (out !== "") {
-          controller.enqueue(encoder.encode(out));
-          return;
-        }
+      try {
+        await relay(controller);
+      } catch (cause) {
+        // A failure of the relay itself: the stream cannot go on, but the call still ends once, on the record.
+        unobserved = true;
+        failures.internal(cause);
+        void reader.cancel(cause).catch(() => undefined);
+        await end(false, false);
+        if (!cancelled) controller.error(cause);
       }
     },
-    cancel(reason) {
-      end(false, true);
-      return reader.cancel(reason);
+    async cancel(reason) {
+      cancelled = true;
+      const cancelling = reader.cancel(reason);
+      await end(false, true);
+      await cancelling;
     },
   });
 }
 
-function readArray(text: string, observer: StreamObserver): void {
+function readArray(text: string, observe: (event: JsonObject) => void): void {
+  let values: unknown;
   try {
-    const values: unknown = JSON.parse(text);
-    if (Array.isArray(values)) for (const value of values) if (isObject(value)) observer.onEvent(value);
+    values = JSON.parse(text);
   } catch {
     // Not a JSON array: nothing to observe.
+    return;
   }
+  if (Array.isArray(values)) for (const value of values) if (isObject(value)) observe(value);
 }

@@ -2,8 +2,10 @@ import type { Deps } from "../deps.js";
 import { embeddedJsonObjects } from "../json/embedded-json.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import type { LogicalCall } from "../logical-call.js";
-import type { PrefixEffect } from "../surfaces/surface.js";
+import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
+import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
+import type { CallRecorder } from "./call-recorder.js";
 
 /** A call as it was measured: what a created prefix is recorded from. */
 export interface MeasuredCall {
@@ -15,16 +17,32 @@ export interface MeasuredCall {
 const maxSchemaHashes = 512;
 
 /**
+ * Remembers what a successful answer (a whole body, or a stream's final response) left at the
+ * provider, where its route reads an effect. A store that fails to take it does not fail the answer,
+ * which the provider has given: the failure goes to the call's recorder (record and log), and a
+ * later call that refers to the prefix finds it unknown, which its policy's unknown-prefix rule covers.
+ */
+export async function rememberAnswer(
+  deps: Deps,
+  readEffect: PrefixEffectReader | undefined,
+  answer: { response: JsonObject; path: string; measured: MeasuredCall | undefined },
+  recorder: CallRecorder,
+): Promise<void> {
+  try {
+    const effect = readEffect?.(answer.response, answer.path, deps.now().getTime());
+    if (effect !== undefined) await rememberPrefix(deps, effect, answer.measured);
+  } catch (cause) {
+    recorder.internal(cause, "remember-prefix");
+  }
+}
+
+/**
  * Records what a successful answer left at the provider. A created cached content is kept
  * with the characters the provider check measured and the hashes of the JSON objects its
  * text embeds; a stored response with its cumulative history: the prior history, this
  * turn's input and its output, which a background response adds once it is seen ended.
  */
-export async function rememberPrefix(
-  deps: Deps,
-  effect: PrefixEffect,
-  measured: MeasuredCall | undefined,
-): Promise<void> {
+async function rememberPrefix(deps: Deps, effect: PrefixEffect, measured: MeasuredCall | undefined): Promise<void> {
   switch (effect.kind) {
     case "cached-content-created": {
       if (measured === undefined) return;

@@ -1,4 +1,4 @@
-import type { UpstreamConfig } from "../config.js";
+import type { Config, UpstreamConfig } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { Surface } from "../surfaces/surface.js";
 import { presentedCredentials, type UpstreamCredential } from "./authorize-call.js";
@@ -28,18 +28,22 @@ export interface UpstreamCallStart {
 
 /** The provider call of a request: its upstream, its abort signal and its secrets. */
 export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): UpstreamCall {
-  const { config } = deps;
-  const secrets = [
-    ...config.gatewayKeys,
-    ...Object.values(config.upstreams).flatMap((upstream) =>
-      upstream.serverKey === undefined ? [] : [upstream.serverKey],
-    ),
-    ...(config.adminKey === undefined ? [] : [config.adminKey]),
-    ...presentedCredentials(start.surface, start.request.headers, start.url),
-  ];
   return {
     ...start,
-    upstream: config.upstreams[start.surface.name],
-    secrets,
+    upstream: deps.config.upstreams[start.surface.name],
+    secrets: callSecrets(deps.config, [start.surface], start.request, start.url),
   };
+}
+
+/**
+ * What no record or log line of a request may carry: the configured provider, gateway and admin
+ * keys, and every credential the request presents on `surfaces`.
+ */
+export function callSecrets(config: Config, surfaces: readonly Surface[], request: Request, url: URL): string[] {
+  const secrets = [...config.gatewayKeys];
+  for (const upstream of Object.values(config.upstreams))
+    if (upstream.serverKey !== undefined) secrets.push(upstream.serverKey);
+  if (config.adminKey !== undefined) secrets.push(config.adminKey);
+  for (const surface of surfaces) secrets.push(...presentedCredentials(surface, request.headers, url));
+  return secrets;
 }

@@ -3,10 +3,10 @@ import type { UpstreamCall } from "./upstream-call.js";
 
 /**
  * The request to send upstream (the client's own, or, with `ownMethod`, one the gateway makes for
- * itself, e.g. a token count): the surface's route path and query appended to the upstream
- * base URL and the surface's forwarded headers. Pass-through sends the client's credential, or
- * the server-held key when the client brought none; gateway-key mode sends only the server-held
- * key, never the client's headers or `key` query parameter.
+ * itself, e.g. a token count): the surface's route path and declared query parameters appended to
+ * the upstream base URL, and the surface's forwarded headers. Pass-through sends the client's
+ * credential, or the server-held key when the client brought none; gateway-key mode sends only the
+ * server-held key, never the client's headers or `key` query parameter.
  */
 export function upstreamRequest(
   call: UpstreamCall,
@@ -45,19 +45,25 @@ function clientHasCredential({ surface, request, url }: UpstreamCall): boolean {
 }
 
 /**
- * The query sent upstream. The client's own call keeps its query, less a credential parameter in
- * gateway-key mode; a gateway-made GET keeps only the client's credential parameter (pass-through).
+ * The query sent upstream, rebuilt (so a `;` or stray encoding in the client's query cannot
+ * smuggle a parameter past the list). The client's own call keeps only its surface's declared
+ * parameters, matched exactly by name; in pass-through, the credential parameter goes too (once,
+ * the value presented), for a gateway-made request as well. Anything else (`?api_key=`, `?KEY=`)
+ * is dropped.
  */
 function upstreamSearch({ surface, url, credential }: UpstreamCall, clientsCall: boolean): string {
-  const name = surface.credentialQuery;
-  if (clientsCall) {
-    if (credential.kind === "client" || name === undefined || !url.searchParams.has(name)) return url.search;
-    const query = new URLSearchParams(url.search);
-    query.delete(name);
-    const text = query.toString();
-    return text === "" ? "" : `?${text}`;
+  if (url.search === "") return "";
+  const credentialName = credential.kind === "client" ? surface.credentialQuery : undefined;
+  const query = new URLSearchParams();
+  let credentialSent = false;
+  for (const [name, value] of url.searchParams) {
+    if (name === credentialName) {
+      if (!credentialSent) query.append(name, value);
+      credentialSent = true;
+    } else if (clientsCall && surface.forwardedQuery.includes(name)) {
+      query.append(name, value);
+    }
   }
-  if (credential.kind === "server" || name === undefined) return "";
-  const key = url.searchParams.get(name);
-  return key === null ? "" : `?${new URLSearchParams({ [name]: key })}`;
+  const text = query.toString();
+  return text === "" ? "" : `?${text}`;
 }

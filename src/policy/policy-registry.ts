@@ -17,6 +17,11 @@ export interface WritablePolicyRegistry extends PolicyRegistry {
 
 const pinnedRef = /^([^@]+)@([0-9a-f]{12,64})$/i;
 
+/** Whether a policy reference pins a version (`name@<12 to 64 hex digits>`) rather than naming a policy. */
+export function isPinnedRef(policyRef: string): boolean {
+  return pinnedRef.test(policyRef);
+}
+
 /** A registry whose plain names resolve to `current` (one per name); `earlier` versions resolve only when pinned. */
 export function createPolicyRegistry(current: PolicyVersion[], earlier: PolicyVersion[] = []): WritablePolicyRegistry {
   const currentByName = new Map<string, PolicyVersion>();

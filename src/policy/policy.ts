@@ -26,6 +26,11 @@ export interface Policy {
   validation: {
     enabled: boolean;
     on_invalid: "error" | "annotate";
+    /**
+     * The most code points a client's response schema may have as compact JSON. Unset keeps older
+     * versions' identity; `maxSchemaCharsOf` applies the default then.
+     */
+    max_schema_chars?: number;
   };
   repair: RepairRule[];
   cache: {
@@ -53,6 +58,17 @@ export const defaultDeadlineSeconds = 960;
 /** The policy's upstream deadline in seconds. */
 export function deadlineSecondsOf(policy: Policy): number {
   return policy.upstream?.deadline_seconds ?? defaultDeadlineSeconds;
+}
+
+/**
+ * A client schema's size when a policy sets none: every schema seen in use is under a tenth of it, and
+ * compiling one this size costs under a second (a 1.2 MB one stalled the gateway for seconds).
+ */
+export const defaultMaxSchemaChars = 100_000;
+
+/** The most code points a client's response schema may have as compact JSON under the policy. */
+export function maxSchemaCharsOf(policy: Policy): number {
+  return policy.validation.max_schema_chars ?? defaultMaxSchemaChars;
 }
 
 /** One declared envelope unwrap (contract section 6). */

@@ -1,6 +1,7 @@
 import type { UpstreamErrorRecord } from "../errors/gateway-error.js";
 import type { Validation } from "../schema/diagnostics.js";
 import type { PromptSize } from "../window/prompt-size.js";
+import type { InternalErrorNote } from "./internal-error-line.js";
 
 /** What the gateway decided about a call; `cancelled` when the client went away before its answer ended. */
 export type CallDecision = "sent" | "measured" | "rejected" | "failed" | "cancelled";
@@ -40,4 +41,11 @@ export interface CallRecord {
    * place upstream error text is kept (unless the policy passes it through to the client).
    */
   upstream_error?: UpstreamErrorRecord;
+  /**
+   * The first failure of the gateway's own during the call: where, and the error's class. Its stack is in
+   * the `internal_error` log line of the same ref. Set also when the client's answer went out unharmed
+   * (a prefix that could not be remembered, a stream whose end could not be validated); `error` is
+   * `internal` only when the client received that error.
+   */
+  internal_error?: InternalErrorNote;
 }

@@ -22,6 +22,21 @@ export interface AnswerCheck {
 export function checkAnswer(schema: unknown, answerText: string, rules: readonly RepairRule[]): AnswerCheck {
   const validation = validateAnswer(schema, answerText);
   if (validation.valid || rules.length === 0) return { validation };
+  try {
+    return repaired(schema, answerText, rules, validation);
+  } catch (error) {
+    // An answer too deep to copy or serialize is left as it is, with its first outcome.
+    if (error instanceof RangeError) return { validation };
+    throw error;
+  }
+}
+
+function repaired(
+  schema: unknown,
+  answerText: string,
+  rules: readonly RepairRule[],
+  validation: Validation,
+): AnswerCheck {
   let answer: unknown;
   try {
     answer = JSON.parse(answerText);

@@ -1,5 +1,6 @@
+import { maxNestingDepth, nestsDeeperThan } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
-import { compiledValidator } from "./compile-validator.js";
+import { type CompiledValidator, compiledValidator } from "./compile-validator.js";
 import { exampleObject } from "./diagnose-example.js";
 import { hintFor, hintLabel } from "./diagnose-hint.js";
 import { knownFields, locate } from "./diagnose-path.js";
@@ -37,9 +38,27 @@ const maxErrors = 20;
 /** At most this many of Ajv's issues are described (each needs a walk of the schema); the rest would be cut anyway. */
 const maxDescribed = 200;
 
+/**
+ * An answer nested deeper than a request may be is not walked: the validator and the diagnostics recurse
+ * once per level, and a model can nest an answer deeper than any stack.
+ */
+export const maxAnswerDepth = maxNestingDepth;
+
+const tooDeep: Validation = {
+  valid: false,
+  errors: [
+    {
+      validation_path: "",
+      validation_keyword: "nesting",
+      hint: `The answer nests objects and arrays too deeply (over ${maxAnswerDepth} levels) to be checked against the schema.`,
+    },
+  ],
+};
+
 /** Parses an answer and validates it against the full schema (see `compiledValidator` for the schema's own errors). */
 export function validateAnswer(schema: unknown, answerText: string): Validation {
   const compiled = compiledValidator(schema);
+  if (nestsDeeperThan(answerText, maxAnswerDepth)) return tooDeep;
   let answer: unknown;
   try {
     answer = JSON.parse(answerText);
@@ -58,6 +77,16 @@ export function validateParsedAnswer(
   answer: unknown,
   compiled = compiledValidator(schema),
 ): Validation {
+  try {
+    return validateWithin(compiled, answer);
+  } catch (error) {
+    // A stack exhausted by recursion (a deep answer, a schema that recurses without end) is an outcome, not a 500.
+    if (error instanceof RangeError) return tooDeep;
+    throw error;
+  }
+}
+
+function validateWithin(compiled: CompiledValidator, answer: unknown): Validation {
   if (compiled.validate(answer)) return { valid: true, errors: [] };
   const issues = mergeRequired(issuesOf(compiled.validate.errors ?? [], compiled.schema, answer))
     .sort((a, b) => comparePaths(a.instancePath, b.instancePath))

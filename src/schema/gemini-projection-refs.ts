@@ -48,6 +48,17 @@ export function innerBase(node: SchemaObject, outerBase: string): string {
  * schema the gateway cannot take fails before any provider call, whatever the mode.
  */
 export function indexSchema(root: unknown, param: string): RefIndex {
+  const { index, refs } = buildIndex(root, param);
+  for (const { ref, base } of refs) index.resolve(ref, base);
+  return index;
+}
+
+/** Like `indexSchema`, without checking the document's `$ref`s up front: `resolve` still throws for one it cannot follow. */
+export function indexSchemaLeniently(root: unknown, param: string): RefIndex {
+  return buildIndex(root, param).index;
+}
+
+function buildIndex(root: unknown, param: string): { index: RefIndex; refs: Array<{ ref: string; base: string }> } {
   const resources = new Map<string, RefTarget>();
   const anchors = new Map<string, RefTarget>();
   const outerBases = new WeakMap<object, string>();
@@ -108,8 +119,7 @@ export function indexSchema(root: unknown, param: string): RefIndex {
   };
 
   visit(root, "", syntheticRoot);
-  for (const { ref, base } of refs) resolve(ref, base);
-  return { rootBase, resolve };
+  return { index: { rootBase, resolve }, refs };
 }
 
 /** Follows a JSON pointer (already without its `#`) from a resource. */

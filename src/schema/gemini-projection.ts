@@ -5,6 +5,7 @@ import { outerShape } from "./gemini-projection-outer.js";
 import { indexSchema } from "./gemini-projection-refs.js";
 import { renderJsonSchema, renderOpenApiSchema } from "./gemini-projection-render.js";
 import { walkSchema } from "./gemini-projection-walk.js";
+import { refusalError } from "./schema-refusals.js";
 
 /**
  * What Gemini's constrained decoding receives in place of the full response schema
@@ -45,13 +46,27 @@ export function projectForGemini(
   const key = `${mode} ${field} ${param} ${canonicalJson(schema)}`;
   const cached = projections.get(key);
   if (cached !== undefined) return cached;
-  const projection = project(schema, mode, field, param);
+  let projection: Projection;
+  try {
+    projection = project(schema, mode, field, param);
+  } catch (error) {
+    // The walks recurse over the schema: one that exhausts the stack is refused, not a 500.
+    if (error instanceof RangeError) throw refusalError("too-complex", param);
+    throw error;
+  }
   projections.set(key, projection);
   return projection;
 }
 
-/** Projections by mode, field and canonical schema: a controller sends the same few schemas again and again. */
-const projections = new LRUCache<string, Projection>({ max: 256 });
+/**
+ * Projections by mode, field and canonical schema: a controller sends the same few schemas again and again.
+ * Bounded by an estimate of their bytes: the key, and the projected schema as objects (a few times its JSON).
+ */
+const projections = new LRUCache<string, Projection>({
+  maxSize: 32 * 2 ** 20,
+  sizeCalculation: (projection, key) =>
+    key.length + 4 * JSON.stringify(projection.schema).length + projection.omitted.join("").length,
+});
 
 function project(schema: unknown, mode: Exclude<ProjectionMode, "none">, field: ProjectionField, param: string) {
   const omissions = new Omissions(mode === "outer" ? 1 : Number.POSITIVE_INFINITY);

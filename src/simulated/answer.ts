@@ -1,5 +1,4 @@
-import { generateSync, type JsonSchema } from "json-schema-faker";
-import { isJsonObject } from "./json-value.js";
+import { fakeDocument } from "./fake-document.js";
 
 /** What kind of answer a request asked for, read from its provider's response-format fields. */
 export type AnswerFormat =
@@ -25,7 +24,8 @@ export interface AnswerInput {
 
 /**
  * The answer text: the label plus an echo of the last user text, or for a schema request
- * compact JSON faked from the schema, or for plain JSON mode a small labelled JSON object.
+ * compact JSON faked from the schema, or for plain JSON mode a small labelled JSON object. A schema
+ * the faker cannot serve within its budget gets that labelled object too, at once.
  */
 export function simulatedAnswer({ lastUserText, format, seed }: AnswerInput): string {
   if (format.kind === "json-schema") return fakeDocument(format.schema, seed) ?? jsonObjectAnswer(lastUserText);
@@ -47,27 +47,9 @@ function jsonObjectAnswer(lastUserText: string): string {
   return JSON.stringify({ promptgate_simulated: true, echo: echo(lastUserText) });
 }
 
-/**
- * A document faked from the schema, as compact JSON; `undefined` when the faker cannot
- * produce one (e.g. a `false` schema). `refDepthMax: 3` keeps recursive schemas finite
- * without the faker's depth-cut `null`s, which would break conformance.
- */
-function fakeDocument(schema: unknown, seed: number): string | undefined {
-  if (!isJsonSchema(schema)) return undefined;
-  try {
-    return JSON.stringify(generateSync(schema, { seed, refDepthMax: 3 }));
-  } catch {
-    return undefined;
-  }
-}
-
 /** The string a faked JSON document holds, without its quotes; `undefined` if it holds no string. */
 function bareString(document: string | undefined): string | undefined {
   if (document === undefined) return undefined;
   const value: unknown = JSON.parse(document);
   return typeof value === "string" ? value : undefined;
-}
-
-function isJsonSchema(value: unknown): value is JsonSchema {
-  return typeof value === "boolean" || isJsonObject(value);
 }

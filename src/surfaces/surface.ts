@@ -134,6 +134,17 @@ export interface Surface {
   credentialHeaders: readonly string[];
   /** The query parameter that may carry a credential (Gemini's `key`), looked at after the headers. */
   credentialQuery?: string;
+  /**
+   * The query parameters forwarded upstream, matched exactly by name; every other one is dropped.
+   * The credential parameter (`credentialQuery`) needs no entry: it goes upstream only in pass-through.
+   */
+  forwardedQuery: readonly string[];
+  /**
+   * The provider's response headers relayed to the client (lowercase) besides `content-type`: request
+   * ids, rate-limit and retry information. An entry ending in `*` names a prefix. Every other header
+   * (cookies, redirects, authentication challenges, account ids, anything echoing a key) stays here.
+   */
+  relayedResponseHeaders: readonly string[];
   /** The header carrying a server-held provider key. */
   serverCredential(key: string): [name: string, value: string];
   /** Reads the provider's native error body into a class; the status decides where it says nothing more. */

@@ -3,7 +3,12 @@ import type { Transport } from "../deps.js";
 /** Anything that answers a standard Request: global `fetch`, a Hono app, the simulated provider. */
 export type FetchFunction = (request: Request) => Promise<Response>;
 
-/** A transport over a fetch function; the response body is streamed or read whole on demand. */
+/**
+ * A transport over a fetch function; the response body is streamed or read whole on demand. A
+ * redirect is never followed (`redirect: "manual"`): following it would send the prompt and the
+ * provider key to whatever host the `location` names. The 3xx comes back as it is, for the
+ * pipeline to refuse.
+ */
 export function fetchTransport(fetchFunction: FetchFunction): Transport {
   return async (upstream) => {
     const response = await fetchFunction(
@@ -12,6 +17,7 @@ export function fetchTransport(fetchFunction: FetchFunction): Transport {
         headers: upstream.headers,
         body: upstream.body ?? null,
         signal: upstream.signal ?? null,
+        redirect: "manual",
       }),
     );
     const headers: Record<string, string> = {};

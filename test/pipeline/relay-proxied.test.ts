@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Deps, UpstreamResponse } from "../../src/deps.js";
+import type { CallRecorder } from "../../src/pipeline/call-recorder.js";
 import { startDeadline } from "../../src/pipeline/deadline.js";
 import { type ProxiedCall, relayProxied } from "../../src/pipeline/relay-proxied.js";
 import type { UpstreamCall } from "../../src/pipeline/upstream-call.js";
 import type { PolicyVersion } from "../../src/policy/policy.js";
+import type { CallRecord } from "../../src/record/call-record.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { openaiSurface } from "../../src/surfaces/openai/openai-surface.js";
 import type { ProxyEndpoint } from "../../src/surfaces/surface.js";
@@ -65,7 +67,18 @@ function proxiedCall(): ProxiedCall {
     secrets: [],
   } as Partial<UpstreamCall> as UpstreamCall;
   const policy: PolicyVersion = policyVersion("investigation.bounded", sha("a"));
-  return { call, policy };
+  return { call, policy, recorder: recorderStub() };
+}
+
+/** A recorder that keeps the internal failures it is told of in `failures`. */
+function recorderStub(): CallRecorder & { failures: unknown[] } {
+  const failures: unknown[] = [];
+  return {
+    record: {} as CallRecord,
+    failures,
+    internal: (cause) => void failures.push(cause),
+    settle: async () => undefined,
+  };
 }
 
 describe("relaying a proxied route's event stream", () => {

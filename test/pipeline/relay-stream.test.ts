@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { relayStream, type StreamFailures } from "../../src/pipeline/relay-stream.js";
 import { eventSplitter } from "../../src/pipeline/sse-events.js";
 import type { JsonObject } from "../../src/surfaces/wire-fields.js";
@@ -23,10 +23,11 @@ interface Observed {
   ends: Array<[complete: boolean, cancelled: boolean]>;
   replaced: string[];
   broken: unknown[];
+  internal: unknown[];
 }
 
 function relay(stream: ReadableStream<Uint8Array>, contentType = "text/event-stream", replace = true) {
-  const observed: Observed = { events: [], ends: [], replaced: [], broken: [] };
+  const observed: Observed = { events: [], ends: [], replaced: [], broken: [], internal: [] };
   const failures: StreamFailures = {
     replaceErrorEvent(data) {
       observed.replaced.push(data);
@@ -36,13 +37,16 @@ function relay(stream: ReadableStream<Uint8Array>, contentType = "text/event-str
       observed.broken.push(cause);
       return "data: BROKEN\n\n";
     },
+    internal(cause) {
+      observed.internal.push(cause);
+    },
   };
   const relayed = relayStream(
     stream,
     contentType,
     {
       onEvent: (event) => observed.events.push(event),
-      onEnd: (complete, cancelled) => observed.ends.push([complete, cancelled]),
+      onEnd: (complete, cancelled) => void observed.ends.push([complete, cancelled]),
     },
     failures,
   );
@@ -144,5 +148,140 @@ describe("relaying a provider's stream", () => {
     await reader.cancel();
     expect(cancelled).toBe(true);
     expect(observed.ends).toEqual([[false, true]]);
+  });
+});
+
+describe("ending a relayed stream", () => {
+  /** A provider stream whose chunks the test releases one by one, and which the test ends. */
+  function controlledUpstream() {
+    let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (started) => {
+        controller = started;
+      },
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    return {
+      stream,
+      send: (text: string) => controller?.enqueue(encoder.encode(text)),
+      end: () => controller?.close(),
+      wasCancelled: () => cancelled,
+    };
+  }
+
+  function failuresFor(internal: unknown[], broken: unknown[] = []): StreamFailures {
+    return {
+      replaceErrorEvent: () => "data: GATEWAY-ERROR\n\n",
+      breakOff: (cause) => {
+        broken.push(cause);
+        return "data: BROKEN\n\n";
+      },
+      internal: (cause) => void internal.push(cause),
+    };
+  }
+
+  it("holds the final event until the observer's end has settled, and passes earlier events at once", async () => {
+    const upstream = controlledUpstream();
+    let release: () => void = () => undefined;
+    const recorded = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let endSeen = false;
+    const relayed = relayStream(
+      upstream.stream,
+      "text/event-stream",
+      {
+        onEvent: () => undefined,
+        onEnd: () => {
+          endSeen = true;
+          return recorded;
+        },
+      },
+      failuresFor([]),
+    );
+    const reader = relayed.getReader();
+    upstream.send('data: {"n":1}\n\n');
+    // The first event goes out while the stream is still open upstream.
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: {"n":1}\n\n');
+    upstream.send("data: [DONE]\n\n");
+    upstream.end();
+    const last = reader.read();
+    let lastArrived = false;
+    void last.then(() => {
+      lastArrived = true;
+    });
+    await vi.waitFor(() => expect(endSeen).toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lastArrived).toBe(false);
+    release();
+    expect(new TextDecoder().decode((await last).value)).toBe("data: [DONE]\n\n");
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it("stops at a replaced error event: nothing after it goes out, and the provider's stream is cancelled", async () => {
+    const upstream = controlledUpstream();
+    const { relayed, observed } = relay(upstream.stream);
+    upstream.send('data: {"n":1}\n\ndata: {"error":{"message":"raw"}}\n\ndata: {"n":2}\n\n');
+    expect(await textOf(relayed)).toBe('data: {"n":1}\n\ndata: GATEWAY-ERROR\n\n');
+    expect(observed.events).toEqual([{ n: 1 }]);
+    expect(observed.ends).toEqual([[false, false]]);
+    expect(upstream.wasCancelled()).toBe(true);
+  });
+
+  it("goes on as the provider sent it when the observer throws at an event, telling the failure once and ending incomplete", async () => {
+    const internal: unknown[] = [];
+    const ends: boolean[] = [];
+    let seen = 0;
+    const relayed = relayStream(
+      upstream(['data: {"n":1}\n\n', 'data: {"n":2}\n\n', "data: [DONE]\n\n"]),
+      "text/event-stream",
+      {
+        onEvent: () => {
+          seen++;
+          throw new TypeError("observer failed");
+        },
+        onEnd: (complete) => void ends.push(complete),
+      },
+      failuresFor(internal),
+    );
+    expect(await textOf(relayed)).toBe('data: {"n":1}\n\ndata: {"n":2}\n\ndata: [DONE]\n\n');
+    expect(seen).toBe(1);
+    expect(internal).toHaveLength(1);
+    expect(ends).toEqual([false]);
+  });
+
+  it("closes the client's stream normally when the observer's end throws, telling the failure", async () => {
+    const internal: unknown[] = [];
+    const relayed = relayStream(
+      upstream(['data: {"n":1}\n\n', "data: [DONE]\n\n"]),
+      "text/event-stream",
+      {
+        onEvent: () => undefined,
+        onEnd: () => {
+          throw new TypeError("end failed");
+        },
+      },
+      failuresFor(internal),
+    );
+    expect(await textOf(relayed)).toBe('data: {"n":1}\n\ndata: [DONE]\n\n');
+    expect(internal).toEqual([new TypeError("end failed")]);
+  });
+
+  it("tells a JSON-array stream's break before its end, for the record, though the client's stream can only break", async () => {
+    const broken: unknown[] = [];
+    const order: string[] = [];
+    const failures = failuresFor([], broken);
+    const relayed = relayStream(
+      upstream(['[{"n":1}'], new Error("terminated")),
+      "application/json",
+      { onEvent: () => undefined, onEnd: () => void order.push(`end after ${broken.length} break`) },
+      failures,
+    );
+    await expect(textOf(relayed)).rejects.toThrow();
+    expect(broken).toHaveLength(1);
+    expect(order).toEqual(["end after 1 break"]);
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { startNodeGateway } from "./node-gateway.js";
+import { stopOnSignals } from "./stop-on-signals.js";
 
 const help = `promptgate: an HTTP gateway that keeps every LLM call inside a central prompt-size policy.
 
@@ -19,6 +20,14 @@ Configuration comes from the environment (and a .env file in the working directo
   PROMPTGATE_DB                  SQLite file for state, or "memory" (default ./data/promptgate.db)
   PROMPTGATE_MAX_BODY_BYTES      request body cap (default 10485760)
   PROMPTGATE_LOG                 call log level: trace, debug, info, warn, error, fatal or silent (default info)
+  PROMPTGATE_HEADERS_TIMEOUT_SECONDS
+                                 time a client has to send a request's headers (default 10)
+  PROMPTGATE_REQUEST_TIMEOUT_SECONDS
+                                 time a client has to send a whole request; answers are not bounded (default 120)
+  PROMPTGATE_KEEP_ALIVE_TIMEOUT_SECONDS
+                                 how long an idle connection is kept open between requests (default 5)
+  PROMPTGATE_MAX_CONNECTIONS     cap on open client connections (default: (open-file limit - 64) / 2)
+  PROMPTGATE_DRAIN_SECONDS       on SIGTERM/SIGINT, how long calls in flight may finish (default 30)
 With no upstream and no key for a provider, its calls go to the built-in simulated provider.
 `;
 
@@ -35,9 +44,7 @@ try {
     .map(([name, upstream]) => `${name}: ${upstream.simulated ? "simulated provider" : upstream.baseUrl}`)
     .join(", ");
   process.stdout.write(`promptgate listening on ${gateway.url} (${modes})\n`);
-  const stop = () => void gateway.close().then(() => process.exit(0));
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  stopOnSignals(gateway);
 } catch (error) {
   process.stderr.write(`promptgate cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

@@ -1,18 +1,27 @@
 import { readdir, readFile } from "node:fs/promises";
+import type { Server } from "node:http";
 import { join } from "node:path";
-import { type ServerType, serve } from "@hono/node-server";
+import { createAdaptorServer } from "@hono/node-server";
 import type { DestinationStream } from "pino";
 import { createApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
+import { useSchemaValidators } from "../../schema/compile-validator.js";
+import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { memoryStore } from "../../store/memory-store.js";
 import type { Store } from "../../store/store.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger } from "./call-logger.js";
+import { warnAboutConnections } from "./connection-warnings.js";
+import { listen } from "./listen.js";
+import { type PendingWork, pendingWork } from "./pending-work.js";
+import { workerSchemaCompiler } from "./schema-compiler.js";
+import { serverDrain } from "./server-drain.js";
+import { defaultMaxConnections, openFileLimit, serverOptions } from "./server-limits.js";
 import { sqliteStore } from "./sqlite-store.js";
 import { undiciTransport } from "./undici-transport.js";
 
@@ -54,13 +63,20 @@ function openStore(db: string): Store {
 export interface NodeGatewayOptions {
   /** Where the call log lines go instead of stdout (tests capture them). */
   logDestination?: DestinationStream;
+  /** Where warnings about connections go instead of stderr, one line each. */
+  warn?: (line: string) => void;
 }
 
 /**
  * The gateway's dependencies on Node: configuration and policies from disk, undici, the simulated
  * provider, and the call log at `PROMPTGATE_LOG`'s level.
  */
-export async function createNodeDeps(environment: Environment, options: NodeGatewayOptions = {}): Promise<Deps> {
+export function createNodeDeps(environment: Environment, options: NodeGatewayOptions = {}): Promise<Deps> {
+  return nodeDeps(environment, options, pendingWork());
+}
+
+/** The Node dependencies, with every call record written tracked in `work`. */
+async function nodeDeps(environment: Environment, options: NodeGatewayOptions, work: PendingWork): Promise<Deps> {
   const config = readConfig(environment);
   const policySchema = JSON.parse(await readFile(join(config.schemasDir, "policy.schema.json"), "utf8"));
   const policies = await loadPolicies(await readPolicyFiles(config.policiesDir), policySchema);
@@ -69,18 +85,26 @@ export async function createNodeDeps(environment: Environment, options: NodeGate
   } catch {
     throw new ConfigError(`PROMPTGATE_DEFAULT_POLICY names no policy in ${config.policiesDir}.`);
   }
+  // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
+  useSchemaValidators(createSchemaValidators({ compiler: workerSchemaCompiler() }));
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
+  const schemas = await readNamedSchemas(config.schemasDir);
   const store = openStore(config.db);
-  await syncPolicyVersions(store, policies);
+  try {
+    await syncPolicyVersions(store, policies);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   return {
     config,
     policies,
     transport,
-    schemas: await readNamedSchemas(config.schemasDir),
+    schemas,
     store,
     recordCall: (record) =>
-      store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored.")),
+      work.track(store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored."))),
     log: callLogger(config.logLevel, options.logDestination),
     newRef,
     now: () => new Date(),
@@ -91,7 +115,23 @@ export async function createNodeDeps(environment: Environment, options: NodeGate
 export interface NodeGateway {
   url: string;
   config: Config;
+  /**
+   * Stops accepting connections and marks `/readyz` draining, lets the requests in flight finish
+   * for up to `drainMs` (default `PROMPTGATE_DRAIN_SECONDS`), cuts off the rest, then commits
+   * every record and closes the store. A later call may shorten the drain; all get one outcome.
+   */
+  shutdown(drainMs?: number): Promise<Shutdown>;
+  /** Stops at once: a shutdown without a drain. */
   close(): Promise<void>;
+}
+
+/** How a shutdown went: the requests it let finish or cut off, and how long it took. */
+export interface Shutdown {
+  /** Requests in flight when it began, or arriving on open connections during the drain. */
+  requests: number;
+  /** Of those, the ones still unanswered when the drain ran out. */
+  cutOff: number;
+  elapsedMs: number;
 }
 
 /** Starts the gateway on `HOST`:`PORT` (port 0 picks a free one) and resolves once it listens. */
@@ -99,24 +139,48 @@ export async function startNodeGateway(
   environment: Environment,
   options: NodeGatewayOptions = {},
 ): Promise<NodeGateway> {
-  const deps = await createNodeDeps(environment, options);
-  const app = createApp(deps);
-  return new Promise((resolve) => {
-    const server: ServerType = serve(
-      { fetch: app.fetch, hostname: deps.config.host, port: deps.config.port },
-      (info) => {
-        resolve({
-          url: `http://${deps.config.host}:${info.port}`,
-          config: deps.config,
-          close: async () => {
-            await new Promise<void>((done) => {
-              server.close(() => done());
-              if ("closeAllConnections" in server) server.closeAllConnections();
-            });
-            await deps.store.close();
-          },
-        });
-      },
-    );
-  });
+  const work = pendingWork();
+  const deps = await nodeDeps(environment, options, work);
+  const { config } = deps;
+  const app = createApp(deps, { draining: () => drain.draining });
+  // An http.Server: no http2 or https `createServer` is passed.
+  const server = createAdaptorServer({
+    hostname: config.host,
+    serverOptions: serverOptions(config.server),
+    fetch: (request, env) => {
+      const answer = app.fetch(request, env);
+      return answer instanceof Promise ? work.track(answer) : answer;
+    },
+  }) as Server;
+  server.maxConnections = config.server.maxConnections ?? defaultMaxConnections(openFileLimit());
+  const drain = serverDrain(server);
+  let port: number;
+  try {
+    ({ port } = await listen(server, config.host, config.port));
+  } catch (error) {
+    await deps.store.close();
+    throw error;
+  }
+  warnAboutConnections(server, server.maxConnections, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
+
+  let stopped: Promise<Shutdown> | undefined;
+  const shutdown = (drainMs = config.server.drainMs): Promise<Shutdown> => {
+    const drained = drain.drain(drainMs);
+    stopped ??= (async () => {
+      const started = Date.now();
+      const { requests, cutOff } = await drained;
+      await work.settled();
+      await deps.store.close();
+      return { requests, cutOff, elapsedMs: Date.now() - started };
+    })();
+    return stopped;
+  };
+  return {
+    url: `http://${config.host}:${port}`,
+    config,
+    shutdown,
+    close: async () => {
+      await shutdown(0);
+    },
+  };
 }

@@ -7,6 +7,8 @@ import type { Transport } from "../../deps.js";
  * call than WHATWG fetch on Node. Response bodies are read whole or streamed through. undici's
  * own 300 s header and body timeouts are off: the policy's deadline, through the request's
  * signal, is the one limit on a provider call (an LLM may think for longer before its first byte).
+ * A redirect is never followed (no redirect interceptor on the Agent): the 3xx comes back as it
+ * is, for the pipeline to refuse, rather than the prompt and key going to another host.
  */
 export function undiciTransport(): Transport {
   const agent = new Agent({

@@ -1,17 +1,29 @@
 import type { LogLevel } from "../../config.js";
-import { type CallLogLine, logLevelOf } from "../../record/call-log-line.js";
+import { type LogEntry, logLines, type WrittenLine } from "../../record/log-entry.js";
 
 const ranks: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 };
 
+/** The console method of each level, from which Workers Logs takes a line's level. */
+const write: Record<WrittenLine["level"], (text: string) => void> = {
+  info: (text) => console.log(text),
+  warn: (text) => console.warn(text),
+  error: (text) => console.error(text),
+};
+
 /**
- * The Workers runtime's call log: the same one JSON line per call as on Node, written with
- * `console.log`, which Workers Logs and `wrangler tail` collect. Lines below `level` are dropped.
+ * The Workers runtime's log: the same JSON lines as on Node (a call's, an internal error's, a count
+ * of refusals once a minute), written with the console method of their level, which Workers Logs
+ * and `wrangler tail` collect. Lines below `level` are dropped. Made once per isolate.
  */
-export function consoleCallLog(level: LogLevel): ((line: CallLogLine) => void) | undefined {
+export function consoleCallLog(level: LogLevel): ((entry: LogEntry) => void) | undefined {
   if (level === "silent") return undefined;
-  return (line) => {
-    const lineLevel = logLevelOf(line);
-    if (ranks[lineLevel] < ranks[level]) return;
-    console.log(JSON.stringify({ level: lineLevel, time: new Date().toISOString(), service: "promptgate", ...line }));
+  const linesOf = logLines();
+  return (entry) => {
+    const written = linesOf(entry, Date.now());
+    if (written === undefined || ranks[written.level] < ranks[level]) return;
+    const time = new Date().toISOString();
+    write[written.level](
+      JSON.stringify({ level: written.level, time, service: "promptgate", ...written.line, msg: written.message }),
+    );
   };
 }

@@ -26,6 +26,9 @@ export const anthropicSurface: Surface = {
   },
   forwardedHeaders: ["x-api-key", "authorization", "anthropic-version", "anthropic-beta"],
   credentialHeaders: ["x-api-key", "authorization"],
+  // Beta calls may be marked `?beta=true` (earlier SDKs' beta resources did so).
+  forwardedQuery: ["beta"],
+  relayedResponseHeaders: ["request-id", "anthropic-ratelimit-*", "retry-after", "retry-after-ms", "x-should-retry"],
   serverCredential: (key) => ["x-api-key", key],
   classifyError: classifyAnthropicError,
   renderError: renderAnthropicError,

@@ -65,6 +65,9 @@ export const geminiSurface: Surface = {
   forwardedHeaders: ["x-goog-api-key", "authorization", "x-goog-api-client", "x-goog-user-project", "x-server-timeout"],
   credentialHeaders: ["x-goog-api-key", "authorization"],
   credentialQuery: "key",
+  // `alt` (e.g. `alt=sse` for a stream), paging of the model and cachedContents lists, a cache patch's mask.
+  forwardedQuery: ["alt", "pageSize", "pageToken", "updateMask"],
+  relayedResponseHeaders: ["x-goog-request-id", "x-request-id", "retry-after"],
   serverCredential: (key) => ["x-goog-api-key", key],
   classifyError: classifyGeminiError,
   renderError: renderGeminiError,

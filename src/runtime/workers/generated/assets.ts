@@ -972,6 +972,11 @@ export const namedSchemas: [string, unknown][] = [
                 "annotate"
               ],
               "default": "annotate"
+            },
+            "max_schema_chars": {
+              "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.",
+              "type": "integer",
+              "minimum": 1
             }
           }
         },

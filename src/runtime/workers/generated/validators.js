@@ -52,9 +52,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
   if (evaluated0.dynamicItems) {
     evaluated0.items = void 0;
   }
+  const _errs0 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.assessment === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "assessment" }, message: "must have required property 'assessment'" };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "assessment" } };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -63,7 +64,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.update === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "update" }, message: "must have required property 'update'" };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "update" } };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -72,7 +73,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
       errors++;
     }
     if (data.next === void 0) {
-      const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" }, message: "must have required property 'next'" };
+      const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
       if (vErrors === null) {
         vErrors = [err2];
       } else {
@@ -80,9 +81,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
       }
       errors++;
     }
+    const _errs1 = errors;
     for (const key0 in data) {
       if (!(key0 === "assessment" || key0 === "update" || key0 === "next")) {
-        const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -93,9 +95,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
     }
     if (data.assessment !== void 0) {
       let data0 = data.assessment;
+      const _errs2 = errors;
+      const _errs3 = errors;
       if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
         if (data0.summary === void 0) {
-          const err4 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "summary" }, message: "must have required property 'summary'" };
+          const err4 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "summary" } };
           if (vErrors === null) {
             vErrors = [err4];
           } else {
@@ -104,7 +108,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data0.confidence === void 0) {
-          const err5 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "confidence" }, message: "must have required property 'confidence'" };
+          const err5 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "confidence" } };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
@@ -113,7 +117,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data0.hypothesis_status === void 0) {
-          const err6 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "hypothesis_status" }, message: "must have required property 'hypothesis_status'" };
+          const err6 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "hypothesis_status" } };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -121,9 +125,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        const _errs4 = errors;
         for (const key1 in data0) {
           if (!(key1 === "summary" || key1 === "confidence" || key1 === "hypothesis_status" || key1 === "entity_refs")) {
-            const err7 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+            const err7 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 } };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -134,9 +139,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (data0.summary !== void 0) {
           let data1 = data0.summary;
+          const _errs5 = errors;
+          const _errs6 = errors;
           if (typeof data1 === "string") {
             if (func1(data1) > 1200) {
-              const err8 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/maxLength", keyword: "maxLength", params: { limit: 1200 }, message: "must NOT have more than 1200 characters" };
+              const err8 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/maxLength", keyword: "maxLength", params: { limit: 1200 } };
               if (vErrors === null) {
                 vErrors = [err8];
               } else {
@@ -145,7 +152,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               errors++;
             }
           } else {
-            const err9 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/type", keyword: "type", params: { type: "string" } };
             if (vErrors === null) {
               vErrors = [err9];
             } else {
@@ -153,11 +160,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid1 = _errs5 === errors;
         }
         if (data0.confidence !== void 0) {
           let data2 = data0.confidence;
+          const _errs7 = errors;
           if (typeof data2 !== "string") {
-            const err10 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/type", keyword: "type", params: { type: "string" } };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -165,8 +174,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          const _errs8 = errors;
+          const vSchema0 = schema31.properties.assessment.properties.confidence.enum;
           if (!(data2 === "low" || data2 === "medium" || data2 === "high")) {
-            const err11 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema31.properties.assessment.properties.confidence.enum }, message: "must be equal to one of the allowed values" };
+            const err11 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema31.properties.assessment.properties.confidence.enum } };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -174,11 +185,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid1 = _errs7 === errors;
         }
         if (data0.hypothesis_status !== void 0) {
           let data3 = data0.hypothesis_status;
+          const _errs9 = errors;
           if (typeof data3 !== "string") {
-            const err12 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/type", keyword: "type", params: { type: "string" } };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -186,8 +199,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          const _errs10 = errors;
+          const vSchema1 = schema31.properties.assessment.properties.hypothesis_status.enum;
           if (!(data3 === "open" || data3 === "supported" || data3 === "refuted" || data3 === "inconclusive")) {
-            const err13 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/enum", keyword: "enum", params: { allowedValues: schema31.properties.assessment.properties.hypothesis_status.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/enum", keyword: "enum", params: { allowedValues: schema31.properties.assessment.properties.hypothesis_status.enum } };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -195,12 +210,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid1 = _errs9 === errors;
         }
         if (data0.entity_refs !== void 0) {
           let data4 = data0.entity_refs;
+          const _errs11 = errors;
+          const _errs12 = errors;
           if (Array.isArray(data4)) {
             if (data4.length > 20) {
-              const err14 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/maxItems", keyword: "maxItems", params: { limit: 20 }, message: "must NOT have more than 20 items" };
+              const err14 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/maxItems", keyword: "maxItems", params: { limit: 20 } };
               if (vErrors === null) {
                 vErrors = [err14];
               } else {
@@ -208,12 +226,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            let valid3 = true;
             const len0 = data4.length;
             for (let i0 = 0; i0 < len0; i0++) {
               let data5 = data4[i0];
+              const _errs13 = errors;
+              const _errs14 = errors;
               if (typeof data5 === "string") {
                 if (!pattern4.test(data5)) {
-                  const err15 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" }, message: 'must match pattern "^N[0-9]+$"' };
+                  const err15 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" } };
                   if (vErrors === null) {
                     vErrors = [err15];
                   } else {
@@ -222,7 +243,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   errors++;
                 }
               } else {
-                const err16 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err16 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err16];
                 } else {
@@ -230,9 +251,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              var valid2 = _errs13 === errors;
+              if (!valid2) {
+                valid3 = false;
+              }
             }
           } else {
-            const err17 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err17 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/type", keyword: "type", params: { type: "array" } };
             if (vErrors === null) {
               vErrors = [err17];
             } else {
@@ -240,9 +265,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid1 = _errs11 === errors;
         }
       } else {
-        const err18 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err18 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -250,12 +276,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      var valid0 = _errs2 === errors;
     }
     if (data.update !== void 0) {
       let data6 = data.update;
+      const _errs15 = errors;
+      const _errs16 = errors;
       if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
         if (data6.working_brief === void 0) {
-          const err19 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "working_brief" }, message: "must have required property 'working_brief'" };
+          const err19 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "working_brief" } };
           if (vErrors === null) {
             vErrors = [err19];
           } else {
@@ -264,7 +293,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data6.retired === void 0) {
-          const err20 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "retired" }, message: "must have required property 'retired'" };
+          const err20 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "retired" } };
           if (vErrors === null) {
             vErrors = [err20];
           } else {
@@ -273,7 +302,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
         if (data6.next_step === void 0) {
-          const err21 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "next_step" }, message: "must have required property 'next_step'" };
+          const err21 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "next_step" } };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -281,9 +310,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           }
           errors++;
         }
+        const _errs17 = errors;
         for (const key2 in data6) {
           if (!(key2 === "working_brief" || key2 === "retired" || key2 === "next_step")) {
-            const err22 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+            const err22 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 } };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -294,9 +324,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         if (data6.working_brief !== void 0) {
           let data7 = data6.working_brief;
+          const _errs18 = errors;
+          const _errs19 = errors;
           if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
             if (data7.findings === void 0) {
-              const err23 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/required", keyword: "required", params: { missingProperty: "findings" }, message: "must have required property 'findings'" };
+              const err23 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/required", keyword: "required", params: { missingProperty: "findings" } };
               if (vErrors === null) {
                 vErrors = [err23];
               } else {
@@ -304,9 +336,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            const _errs20 = errors;
             for (const key3 in data7) {
               if (!(key3 === "findings")) {
-                const err24 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+                const err24 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -317,9 +350,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data7.findings !== void 0) {
               let data8 = data7.findings;
+              const _errs21 = errors;
+              const _errs22 = errors;
               if (Array.isArray(data8)) {
                 if (data8.length > 10) {
-                  const err25 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/maxItems", keyword: "maxItems", params: { limit: 10 }, message: "must NOT have more than 10 items" };
+                  const err25 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/maxItems", keyword: "maxItems", params: { limit: 10 } };
                   if (vErrors === null) {
                     vErrors = [err25];
                   } else {
@@ -327,12 +362,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                let valid7 = true;
                 const len1 = data8.length;
                 for (let i1 = 0; i1 < len1; i1++) {
                   let data9 = data8[i1];
+                  const _errs23 = errors;
+                  const _errs24 = errors;
                   if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
                     if (data9.id === void 0) {
-                      const err26 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                      const err26 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "id" } };
                       if (vErrors === null) {
                         vErrors = [err26];
                       } else {
@@ -341,7 +379,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       errors++;
                     }
                     if (data9.direction === void 0) {
-                      const err27 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "direction" }, message: "must have required property 'direction'" };
+                      const err27 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "direction" } };
                       if (vErrors === null) {
                         vErrors = [err27];
                       } else {
@@ -350,7 +388,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       errors++;
                     }
                     if (data9.text === void 0) {
-                      const err28 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'" };
+                      const err28 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "text" } };
                       if (vErrors === null) {
                         vErrors = [err28];
                       } else {
@@ -359,7 +397,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       errors++;
                     }
                     if (data9.scope === void 0) {
-                      const err29 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "scope" }, message: "must have required property 'scope'" };
+                      const err29 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "scope" } };
                       if (vErrors === null) {
                         vErrors = [err29];
                       } else {
@@ -368,7 +406,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       errors++;
                     }
                     if (data9.evidence_refs === void 0) {
-                      const err30 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "evidence_refs" }, message: "must have required property 'evidence_refs'" };
+                      const err30 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "evidence_refs" } };
                       if (vErrors === null) {
                         vErrors = [err30];
                       } else {
@@ -376,9 +414,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs25 = errors;
                     for (const key4 in data9) {
                       if (!(key4 === "id" || key4 === "direction" || key4 === "text" || key4 === "scope" || key4 === "evidence_refs")) {
-                        const err31 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
+                        const err31 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
                         if (vErrors === null) {
                           vErrors = [err31];
                         } else {
@@ -389,9 +428,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     if (data9.id !== void 0) {
                       let data10 = data9.id;
+                      const _errs26 = errors;
+                      const _errs27 = errors;
                       if (typeof data10 === "string") {
                         if (!pattern5.test(data10)) {
-                          const err32 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" }, message: 'must match pattern "^F[0-9]+$"' };
+                          const err32 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" } };
                           if (vErrors === null) {
                             vErrors = [err32];
                           } else {
@@ -400,7 +441,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           errors++;
                         }
                       } else {
-                        const err33 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err33 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err33];
                         } else {
@@ -408,11 +449,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      var valid8 = _errs26 === errors;
                     }
                     if (data9.direction !== void 0) {
                       let data11 = data9.direction;
+                      const _errs28 = errors;
                       if (typeof data11 !== "string") {
-                        const err34 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err34 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err34];
                         } else {
@@ -420,8 +463,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      const _errs29 = errors;
+                      const vSchema2 = schema31.properties.update.properties.working_brief.properties.findings.items.properties.direction.enum;
                       if (!(data11 === "supports" || data11 === "contradicts" || data11 === "neutral")) {
-                        const err35 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/enum", keyword: "enum", params: { allowedValues: schema31.properties.update.properties.working_brief.properties.findings.items.properties.direction.enum }, message: "must be equal to one of the allowed values" };
+                        const err35 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/enum", keyword: "enum", params: { allowedValues: schema31.properties.update.properties.working_brief.properties.findings.items.properties.direction.enum } };
                         if (vErrors === null) {
                           vErrors = [err35];
                         } else {
@@ -429,12 +474,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      var valid8 = _errs28 === errors;
                     }
                     if (data9.text !== void 0) {
                       let data12 = data9.text;
+                      const _errs30 = errors;
+                      const _errs31 = errors;
                       if (typeof data12 === "string") {
                         if (func1(data12) > 600) {
-                          const err36 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/maxLength", keyword: "maxLength", params: { limit: 600 }, message: "must NOT have more than 600 characters" };
+                          const err36 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/maxLength", keyword: "maxLength", params: { limit: 600 } };
                           if (vErrors === null) {
                             vErrors = [err36];
                           } else {
@@ -443,7 +491,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           errors++;
                         }
                         if (func1(data12) < 1) {
-                          const err37 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                          const err37 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/minLength", keyword: "minLength", params: { limit: 1 } };
                           if (vErrors === null) {
                             vErrors = [err37];
                           } else {
@@ -452,7 +500,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           errors++;
                         }
                       } else {
-                        const err38 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err38 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err38];
                         } else {
@@ -460,12 +508,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      var valid8 = _errs30 === errors;
                     }
                     if (data9.scope !== void 0) {
                       let data13 = data9.scope;
+                      const _errs32 = errors;
+                      const _errs33 = errors;
                       if (typeof data13 === "string") {
                         if (func1(data13) > 200) {
-                          const err39 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/maxLength", keyword: "maxLength", params: { limit: 200 }, message: "must NOT have more than 200 characters" };
+                          const err39 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/maxLength", keyword: "maxLength", params: { limit: 200 } };
                           if (vErrors === null) {
                             vErrors = [err39];
                           } else {
@@ -474,7 +525,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           errors++;
                         }
                       } else {
-                        const err40 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err40 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err40];
                         } else {
@@ -482,12 +533,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      var valid8 = _errs32 === errors;
                     }
                     if (data9.evidence_refs !== void 0) {
                       let data14 = data9.evidence_refs;
+                      const _errs34 = errors;
+                      const _errs35 = errors;
                       if (Array.isArray(data14)) {
                         if (data14.length > 5) {
-                          const err41 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 5 }, message: "must NOT have more than 5 items" };
+                          const err41 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 5 } };
                           if (vErrors === null) {
                             vErrors = [err41];
                           } else {
@@ -496,7 +550,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           errors++;
                         }
                         if (data14.length < 0) {
-                          const err42 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 0 }, message: "must NOT have fewer than 0 items" };
+                          const err42 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 0 } };
                           if (vErrors === null) {
                             vErrors = [err42];
                           } else {
@@ -504,12 +558,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
+                        let valid10 = true;
                         const len2 = data14.length;
                         for (let i2 = 0; i2 < len2; i2++) {
                           let data15 = data14[i2];
+                          const _errs36 = errors;
+                          const _errs37 = errors;
                           if (typeof data15 === "string") {
                             if (!pattern6.test(data15)) {
-                              const err43 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" }, message: 'must match pattern "^E[0-9]{6}$"' };
+                              const err43 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" } };
                               if (vErrors === null) {
                                 vErrors = [err43];
                               } else {
@@ -518,7 +575,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                               errors++;
                             }
                           } else {
-                            const err44 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err44 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" } };
                             if (vErrors === null) {
                               vErrors = [err44];
                             } else {
@@ -526,9 +583,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                             }
                             errors++;
                           }
+                          var valid9 = _errs36 === errors;
+                          if (!valid9) {
+                            valid10 = false;
+                          }
                         }
+                        let valid11;
                         let i3 = data14.length;
                         let j0;
+                        valid11 = true;
                         if (i3 > 1) {
                           const indices0 = {};
                           for (; i3--; ) {
@@ -538,20 +601,21 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                             }
                             if (typeof indices0[item0] == "number") {
                               j0 = indices0[item0];
-                              const err45 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/uniqueItems", keyword: "uniqueItems", params: { i: i3, j: j0 }, message: "must NOT have duplicate items (items ## " + j0 + " and " + i3 + " are identical)" };
+                              const err45 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/uniqueItems", keyword: "uniqueItems", params: { i: i3, j: j0 } };
                               if (vErrors === null) {
                                 vErrors = [err45];
                               } else {
                                 vErrors.push(err45);
                               }
                               errors++;
+                              valid11 = false;
                               break;
                             }
                             indices0[item0] = i3;
                           }
                         }
                       } else {
-                        const err46 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                        const err46 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/type", keyword: "type", params: { type: "array" } };
                         if (vErrors === null) {
                           vErrors = [err46];
                         } else {
@@ -559,9 +623,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      var valid8 = _errs34 === errors;
                     }
                   } else {
-                    const err47 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err47 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/type", keyword: "type", params: { type: "object" } };
                     if (vErrors === null) {
                       vErrors = [err47];
                     } else {
@@ -569,9 +634,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                   }
+                  var valid6 = _errs23 === errors;
+                  if (!valid6) {
+                    valid7 = false;
+                  }
                 }
               } else {
-                const err48 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                const err48 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/type", keyword: "type", params: { type: "array" } };
                 if (vErrors === null) {
                   vErrors = [err48];
                 } else {
@@ -579,9 +648,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              var valid5 = _errs21 === errors;
             }
           } else {
-            const err49 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err49 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
               vErrors = [err49];
             } else {
@@ -589,16 +659,22 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid4 = _errs18 === errors;
         }
         if (data6.retired !== void 0) {
           let data16 = data6.retired;
+          const _errs38 = errors;
+          const _errs39 = errors;
           if (Array.isArray(data16)) {
+            let valid13 = true;
             const len3 = data16.length;
             for (let i4 = 0; i4 < len3; i4++) {
               let data17 = data16[i4];
+              const _errs40 = errors;
+              const _errs41 = errors;
               if (typeof data17 === "string") {
                 if (!pattern5.test(data17)) {
-                  const err50 = { instancePath: instancePath + "/update/retired/" + i4, schemaPath: "#/properties/update/properties/retired/items/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" }, message: 'must match pattern "^F[0-9]+$"' };
+                  const err50 = { instancePath: instancePath + "/update/retired/" + i4, schemaPath: "#/properties/update/properties/retired/items/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" } };
                   if (vErrors === null) {
                     vErrors = [err50];
                   } else {
@@ -607,7 +683,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   errors++;
                 }
               } else {
-                const err51 = { instancePath: instancePath + "/update/retired/" + i4, schemaPath: "#/properties/update/properties/retired/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err51 = { instancePath: instancePath + "/update/retired/" + i4, schemaPath: "#/properties/update/properties/retired/items/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err51];
                 } else {
@@ -615,9 +691,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              var valid12 = _errs40 === errors;
+              if (!valid12) {
+                valid13 = false;
+              }
             }
           } else {
-            const err52 = { instancePath: instancePath + "/update/retired", schemaPath: "#/properties/update/properties/retired/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err52 = { instancePath: instancePath + "/update/retired", schemaPath: "#/properties/update/properties/retired/type", keyword: "type", params: { type: "array" } };
             if (vErrors === null) {
               vErrors = [err52];
             } else {
@@ -625,12 +705,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid4 = _errs38 === errors;
         }
         if (data6.next_step !== void 0) {
           let data18 = data6.next_step;
+          const _errs42 = errors;
+          const _errs43 = errors;
           if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
             if (data18.intent === void 0) {
-              const err53 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "intent" }, message: "must have required property 'intent'" };
+              const err53 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "intent" } };
               if (vErrors === null) {
                 vErrors = [err53];
               } else {
@@ -639,7 +722,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               errors++;
             }
             if (data18.expected_signal === void 0) {
-              const err54 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "expected_signal" }, message: "must have required property 'expected_signal'" };
+              const err54 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "expected_signal" } };
               if (vErrors === null) {
                 vErrors = [err54];
               } else {
@@ -647,9 +730,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            const _errs44 = errors;
             for (const key5 in data18) {
               if (!(key5 === "intent" || key5 === "expected_signal")) {
-                const err55 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
+                const err55 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
                 if (vErrors === null) {
                   vErrors = [err55];
                 } else {
@@ -660,9 +744,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             if (data18.intent !== void 0) {
               let data19 = data18.intent;
+              const _errs45 = errors;
+              const _errs46 = errors;
               if (typeof data19 === "string") {
                 if (func1(data19) > 300) {
-                  const err56 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/maxLength", keyword: "maxLength", params: { limit: 300 }, message: "must NOT have more than 300 characters" };
+                  const err56 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/maxLength", keyword: "maxLength", params: { limit: 300 } };
                   if (vErrors === null) {
                     vErrors = [err56];
                   } else {
@@ -671,7 +757,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   errors++;
                 }
               } else {
-                const err57 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err57 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err57];
                 } else {
@@ -679,12 +765,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              var valid14 = _errs45 === errors;
             }
             if (data18.expected_signal !== void 0) {
               let data20 = data18.expected_signal;
+              const _errs47 = errors;
+              const _errs48 = errors;
               if (typeof data20 === "string") {
                 if (func1(data20) > 300) {
-                  const err58 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/maxLength", keyword: "maxLength", params: { limit: 300 }, message: "must NOT have more than 300 characters" };
+                  const err58 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/maxLength", keyword: "maxLength", params: { limit: 300 } };
                   if (vErrors === null) {
                     vErrors = [err58];
                   } else {
@@ -693,7 +782,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   errors++;
                 }
               } else {
-                const err59 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err59 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err59];
                 } else {
@@ -701,9 +790,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              var valid14 = _errs47 === errors;
             }
           } else {
-            const err60 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err60 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
               vErrors = [err60];
             } else {
@@ -711,9 +801,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             }
             errors++;
           }
+          var valid4 = _errs42 === errors;
         }
       } else {
-        const err61 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err61 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err61];
         } else {
@@ -721,16 +812,24 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      var valid0 = _errs15 === errors;
     }
     if (data.next !== void 0) {
       let data21 = data.next;
+      const _errs49 = errors;
+      const _errs50 = errors;
+      const _errs51 = errors;
       if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
+        let valid15 = false;
         const tag0 = data21.action;
         if (typeof tag0 == "string") {
-          if (tag0 === "tool/project.query") {
+          if (false) {
+          } else if (tag0 === "tool/project.query") {
+            const _errs52 = errors;
+            const _errs53 = errors;
             if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
               if (data21.action === void 0) {
-                const err62 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err62 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err62];
                 } else {
@@ -739,7 +838,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.arguments === void 0) {
-                const err63 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err63 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err63];
                 } else {
@@ -748,7 +847,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.rationale === void 0) {
-                const err64 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err64 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err64];
                 } else {
@@ -756,9 +855,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              const _errs54 = errors;
               for (const key6 in data21) {
                 if (!(key6 === "action" || key6 === "arguments" || key6 === "rationale")) {
-                  const err65 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
+                  const err65 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
                   if (vErrors === null) {
                     vErrors = [err65];
                   } else {
@@ -768,8 +868,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
               }
               if (data21.action !== void 0) {
-                if ("tool/project.query" !== data21.action) {
-                  const err66 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/0/properties/action/const", keyword: "const", params: { allowedValue: "tool/project.query" }, message: "must be equal to constant" };
+                let data22 = data21.action;
+                const _errs55 = errors;
+                if ("tool/project.query" !== data22) {
+                  const err66 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/0/properties/action/const", keyword: "const", params: { allowedValue: "tool/project.query" } };
                   if (vErrors === null) {
                     vErrors = [err66];
                   } else {
@@ -777,12 +879,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid17 = _errs55 === errors;
               }
               if (data21.arguments !== void 0) {
                 let data23 = data21.arguments;
+                const _errs56 = errors;
+                const _errs57 = errors;
                 if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
                   if (data23.kind === void 0) {
-                    const err67 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" }, message: "must have required property 'kind'" };
+                    const err67 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" } };
                     if (vErrors === null) {
                       vErrors = [err67];
                     } else {
@@ -791,7 +896,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                   if (data23.query === void 0) {
-                    const err68 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property 'query'" };
+                    const err68 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "query" } };
                     if (vErrors === null) {
                       vErrors = [err68];
                     } else {
@@ -799,9 +904,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                   }
+                  const _errs58 = errors;
                   for (const key7 in data23) {
                     if (!(key7 === "kind" || key7 === "query" || key7 === "offset" || key7 === "limit" || key7 === "entity_refs" || key7 === "profile")) {
-                      const err69 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
+                      const err69 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
                       if (vErrors === null) {
                         vErrors = [err69];
                       } else {
@@ -812,8 +918,9 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   if (data23.kind !== void 0) {
                     let data24 = data23.kind;
+                    const _errs59 = errors;
                     if (typeof data24 !== "string") {
-                      const err70 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err70 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err70];
                       } else {
@@ -821,8 +928,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs60 = errors;
+                    const vSchema3 = schema31.properties.next.oneOf[0].properties.arguments.properties.kind.enum;
                     if (!(data24 === "sql" || data24 === "log_search" || data24 === "metrics" || data24 === "trace")) {
-                      const err71 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/enum", keyword: "enum", params: { allowedValues: schema31.properties.next.oneOf[0].properties.arguments.properties.kind.enum }, message: "must be equal to one of the allowed values" };
+                      const err71 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/enum", keyword: "enum", params: { allowedValues: schema31.properties.next.oneOf[0].properties.arguments.properties.kind.enum } };
                       if (vErrors === null) {
                         vErrors = [err71];
                       } else {
@@ -830,12 +939,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid18 = _errs59 === errors;
                   }
                   if (data23.query !== void 0) {
                     let data25 = data23.query;
+                    const _errs61 = errors;
+                    const _errs62 = errors;
                     if (typeof data25 === "string") {
                       if (func1(data25) > 2e3) {
-                        const err72 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+                        const err72 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/maxLength", keyword: "maxLength", params: { limit: 2e3 } };
                         if (vErrors === null) {
                           vErrors = [err72];
                         } else {
@@ -844,7 +956,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                     } else {
-                      const err73 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err73 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err73];
                       } else {
@@ -852,11 +964,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid18 = _errs61 === errors;
                   }
                   if (data23.offset !== void 0) {
                     let data26 = data23.offset;
+                    const _errs63 = errors;
                     if (!(typeof data26 == "number" && (!(data26 % 1) && !isNaN(data26)))) {
-                      const err74 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                      const err74 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/type", keyword: "type", params: { type: "integer" } };
                       if (vErrors === null) {
                         vErrors = [err74];
                       } else {
@@ -864,9 +978,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs64 = errors;
                     if (typeof data26 == "number") {
                       if (data26 < 0 || isNaN(data26)) {
-                        const err75 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                        const err75 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
                         if (vErrors === null) {
                           vErrors = [err75];
                         } else {
@@ -875,11 +990,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                     }
+                    var valid18 = _errs63 === errors;
                   }
                   if (data23.limit !== void 0) {
                     let data27 = data23.limit;
+                    const _errs65 = errors;
                     if (!(typeof data27 == "number" && (!(data27 % 1) && !isNaN(data27)))) {
-                      const err76 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                      const err76 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/type", keyword: "type", params: { type: "integer" } };
                       if (vErrors === null) {
                         vErrors = [err76];
                       } else {
@@ -887,9 +1004,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs66 = errors;
                     if (typeof data27 == "number") {
                       if (data27 > 500 || isNaN(data27)) {
-                        const err77 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 500 }, message: "must be <= 500" };
+                        const err77 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 500 } };
                         if (vErrors === null) {
                           vErrors = [err77];
                         } else {
@@ -898,7 +1016,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                       if (data27 < 1 || isNaN(data27)) {
-                        const err78 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                        const err78 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
                         if (vErrors === null) {
                           vErrors = [err78];
                         } else {
@@ -907,16 +1025,22 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                     }
+                    var valid18 = _errs65 === errors;
                   }
                   if (data23.entity_refs !== void 0) {
                     let data28 = data23.entity_refs;
+                    const _errs67 = errors;
+                    const _errs68 = errors;
                     if (Array.isArray(data28)) {
+                      let valid20 = true;
                       const len4 = data28.length;
                       for (let i5 = 0; i5 < len4; i5++) {
                         let data29 = data28[i5];
+                        const _errs69 = errors;
+                        const _errs70 = errors;
                         if (typeof data29 === "string") {
                           if (!pattern4.test(data29)) {
-                            const err79 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i5, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" }, message: 'must match pattern "^N[0-9]+$"' };
+                            const err79 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i5, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" } };
                             if (vErrors === null) {
                               vErrors = [err79];
                             } else {
@@ -925,7 +1049,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         } else {
-                          const err80 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i5, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                          const err80 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i5, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/type", keyword: "type", params: { type: "string" } };
                           if (vErrors === null) {
                             vErrors = [err80];
                           } else {
@@ -933,9 +1057,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
+                        var valid19 = _errs69 === errors;
+                        if (!valid19) {
+                          valid20 = false;
+                        }
                       }
                     } else {
-                      const err81 = { instancePath: instancePath + "/next/arguments/entity_refs", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                      const err81 = { instancePath: instancePath + "/next/arguments/entity_refs", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/type", keyword: "type", params: { type: "array" } };
                       if (vErrors === null) {
                         vErrors = [err81];
                       } else {
@@ -943,10 +1071,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid18 = _errs67 === errors;
                   }
                   if (data23.profile !== void 0) {
-                    if (typeof data23.profile !== "string") {
-                      const err82 = { instancePath: instancePath + "/next/arguments/profile", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/profile/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    let data30 = data23.profile;
+                    const _errs71 = errors;
+                    if (typeof data30 !== "string") {
+                      const err82 = { instancePath: instancePath + "/next/arguments/profile", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/profile/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err82];
                       } else {
@@ -954,9 +1085,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs72 = errors;
+                    var valid18 = _errs71 === errors;
                   }
                 } else {
-                  const err83 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err83 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err83];
                   } else {
@@ -964,12 +1097,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid17 = _errs56 === errors;
               }
               if (data21.rationale !== void 0) {
                 let data31 = data21.rationale;
+                const _errs73 = errors;
+                const _errs74 = errors;
                 if (typeof data31 === "string") {
                   if (func1(data31) > 500) {
-                    const err84 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err84 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err84];
                     } else {
@@ -978,7 +1114,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 } else {
-                  const err85 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err85 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err85];
                   } else {
@@ -986,9 +1122,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid17 = _errs73 === errors;
               }
             } else {
-              const err86 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err86 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err86];
               } else {
@@ -996,11 +1133,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            var valid16 = _errs52 === errors;
             var props0 = true;
+            valid15 = valid16;
           } else if (tag0 === "recall") {
+            const _errs75 = errors;
+            const _errs76 = errors;
             if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
               if (data21.action === void 0) {
-                const err87 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err87 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err87];
                 } else {
@@ -1009,7 +1150,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.arguments === void 0) {
-                const err88 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err88 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err88];
                 } else {
@@ -1018,7 +1159,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.rationale === void 0) {
-                const err89 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err89 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err89];
                 } else {
@@ -1026,9 +1167,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              const _errs77 = errors;
               for (const key8 in data21) {
                 if (!(key8 === "action" || key8 === "arguments" || key8 === "rationale")) {
-                  const err90 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 }, message: "must NOT have additional properties" };
+                  const err90 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
                   if (vErrors === null) {
                     vErrors = [err90];
                   } else {
@@ -1038,8 +1180,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
               }
               if (data21.action !== void 0) {
-                if ("recall" !== data21.action) {
-                  const err91 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/1/properties/action/const", keyword: "const", params: { allowedValue: "recall" }, message: "must be equal to constant" };
+                let data32 = data21.action;
+                const _errs78 = errors;
+                if ("recall" !== data32) {
+                  const err91 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/1/properties/action/const", keyword: "const", params: { allowedValue: "recall" } };
                   if (vErrors === null) {
                     vErrors = [err91];
                   } else {
@@ -1047,12 +1191,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid22 = _errs78 === errors;
               }
               if (data21.arguments !== void 0) {
                 let data33 = data21.arguments;
+                const _errs79 = errors;
+                const _errs80 = errors;
                 if (data33 && typeof data33 == "object" && !Array.isArray(data33)) {
                   if (data33.kind === void 0) {
-                    const err92 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" }, message: "must have required property 'kind'" };
+                    const err92 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" } };
                     if (vErrors === null) {
                       vErrors = [err92];
                     } else {
@@ -1061,7 +1208,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                   if (data33.evidence_refs === void 0) {
-                    const err93 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "evidence_refs" }, message: "must have required property 'evidence_refs'" };
+                    const err93 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "evidence_refs" } };
                     if (vErrors === null) {
                       vErrors = [err93];
                     } else {
@@ -1070,7 +1217,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                   if (data33.page === void 0) {
-                    const err94 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "page" }, message: "must have required property 'page'" };
+                    const err94 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "page" } };
                     if (vErrors === null) {
                       vErrors = [err94];
                     } else {
@@ -1078,9 +1225,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                   }
+                  const _errs81 = errors;
                   for (const key9 in data33) {
                     if (!(key9 === "kind" || key9 === "evidence_refs" || key9 === "page")) {
-                      const err95 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 }, message: "must NOT have additional properties" };
+                      const err95 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
                       if (vErrors === null) {
                         vErrors = [err95];
                       } else {
@@ -1090,8 +1238,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                   }
                   if (data33.kind !== void 0) {
-                    if ("recall" !== data33.kind) {
-                      const err96 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/kind/const", keyword: "const", params: { allowedValue: "recall" }, message: "must be equal to constant" };
+                    let data34 = data33.kind;
+                    const _errs82 = errors;
+                    if ("recall" !== data34) {
+                      const err96 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/kind/const", keyword: "const", params: { allowedValue: "recall" } };
                       if (vErrors === null) {
                         vErrors = [err96];
                       } else {
@@ -1099,12 +1249,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid23 = _errs82 === errors;
                   }
                   if (data33.evidence_refs !== void 0) {
                     let data35 = data33.evidence_refs;
+                    const _errs83 = errors;
+                    const _errs84 = errors;
                     if (Array.isArray(data35)) {
                       if (data35.length > 1) {
-                        const err97 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 1 }, message: "must NOT have more than 1 items" };
+                        const err97 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 1 } };
                         if (vErrors === null) {
                           vErrors = [err97];
                         } else {
@@ -1113,7 +1266,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                       if (data35.length < 1) {
-                        const err98 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                        const err98 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 1 } };
                         if (vErrors === null) {
                           vErrors = [err98];
                         } else {
@@ -1121,12 +1274,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         }
                         errors++;
                       }
+                      let valid25 = true;
                       const len5 = data35.length;
                       for (let i6 = 0; i6 < len5; i6++) {
                         let data36 = data35[i6];
+                        const _errs85 = errors;
+                        const _errs86 = errors;
                         if (typeof data36 === "string") {
                           if (!pattern6.test(data36)) {
-                            const err99 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i6, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" }, message: 'must match pattern "^E[0-9]{6}$"' };
+                            const err99 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i6, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" } };
                             if (vErrors === null) {
                               vErrors = [err99];
                             } else {
@@ -1135,7 +1291,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                             errors++;
                           }
                         } else {
-                          const err100 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i6, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                          const err100 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i6, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" } };
                           if (vErrors === null) {
                             vErrors = [err100];
                           } else {
@@ -1143,9 +1299,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                           }
                           errors++;
                         }
+                        var valid24 = _errs85 === errors;
+                        if (!valid24) {
+                          valid25 = false;
+                        }
                       }
                     } else {
-                      const err101 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                      const err101 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/type", keyword: "type", params: { type: "array" } };
                       if (vErrors === null) {
                         vErrors = [err101];
                       } else {
@@ -1153,11 +1313,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid23 = _errs83 === errors;
                   }
                   if (data33.page !== void 0) {
                     let data37 = data33.page;
+                    const _errs87 = errors;
                     if (!(typeof data37 == "number" && (!(data37 % 1) && !isNaN(data37)))) {
-                      const err102 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                      const err102 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/type", keyword: "type", params: { type: "integer" } };
                       if (vErrors === null) {
                         vErrors = [err102];
                       } else {
@@ -1165,9 +1327,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs88 = errors;
                     if (typeof data37 == "number") {
                       if (data37 < 0 || isNaN(data37)) {
-                        const err103 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                        const err103 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
                         if (vErrors === null) {
                           vErrors = [err103];
                         } else {
@@ -1176,9 +1339,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                     }
+                    var valid23 = _errs87 === errors;
                   }
                 } else {
-                  const err104 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err104 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err104];
                   } else {
@@ -1186,12 +1350,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid22 = _errs79 === errors;
               }
               if (data21.rationale !== void 0) {
                 let data38 = data21.rationale;
+                const _errs89 = errors;
+                const _errs90 = errors;
                 if (typeof data38 === "string") {
                   if (func1(data38) > 500) {
-                    const err105 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err105 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err105];
                     } else {
@@ -1200,7 +1367,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 } else {
-                  const err106 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err106 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err106];
                   } else {
@@ -1208,9 +1375,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid22 = _errs89 === errors;
               }
             } else {
-              const err107 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err107 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err107];
               } else {
@@ -1218,13 +1386,17 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            var valid21 = _errs75 === errors;
             if (props0 !== true) {
               props0 = true;
             }
+            valid15 = valid21;
           } else if (tag0 === "checkpoint") {
+            const _errs91 = errors;
+            const _errs92 = errors;
             if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
               if (data21.action === void 0) {
-                const err108 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err108 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err108];
                 } else {
@@ -1233,7 +1405,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.arguments === void 0) {
-                const err109 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err109 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err109];
                 } else {
@@ -1242,7 +1414,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.rationale === void 0) {
-                const err110 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err110 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err110];
                 } else {
@@ -1250,9 +1422,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              const _errs93 = errors;
               for (const key10 in data21) {
                 if (!(key10 === "action" || key10 === "arguments" || key10 === "rationale")) {
-                  const err111 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 }, message: "must NOT have additional properties" };
+                  const err111 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 } };
                   if (vErrors === null) {
                     vErrors = [err111];
                   } else {
@@ -1262,8 +1435,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
               }
               if (data21.action !== void 0) {
-                if ("checkpoint" !== data21.action) {
-                  const err112 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/2/properties/action/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant" };
+                let data39 = data21.action;
+                const _errs94 = errors;
+                if ("checkpoint" !== data39) {
+                  const err112 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/2/properties/action/const", keyword: "const", params: { allowedValue: "checkpoint" } };
                   if (vErrors === null) {
                     vErrors = [err112];
                   } else {
@@ -1271,12 +1446,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid27 = _errs94 === errors;
               }
               if (data21.arguments !== void 0) {
                 let data40 = data21.arguments;
+                const _errs95 = errors;
+                const _errs96 = errors;
                 if (data40 && typeof data40 == "object" && !Array.isArray(data40)) {
                   if (data40.reason === void 0) {
-                    const err113 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property 'reason'" };
+                    const err113 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/required", keyword: "required", params: { missingProperty: "reason" } };
                     if (vErrors === null) {
                       vErrors = [err113];
                     } else {
@@ -1284,9 +1462,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                   }
+                  const _errs97 = errors;
                   for (const key11 in data40) {
                     if (!(key11 === "reason")) {
-                      const err114 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 }, message: "must NOT have additional properties" };
+                      const err114 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
                       if (vErrors === null) {
                         vErrors = [err114];
                       } else {
@@ -1297,9 +1476,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   if (data40.reason !== void 0) {
                     let data41 = data40.reason;
+                    const _errs98 = errors;
+                    const _errs99 = errors;
                     if (typeof data41 === "string") {
                       if (func1(data41) > 500) {
-                        const err115 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                        const err115 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/maxLength", keyword: "maxLength", params: { limit: 500 } };
                         if (vErrors === null) {
                           vErrors = [err115];
                         } else {
@@ -1308,7 +1489,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                     } else {
-                      const err116 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err116 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err116];
                       } else {
@@ -1316,9 +1497,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid28 = _errs98 === errors;
                   }
                 } else {
-                  const err117 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err117 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err117];
                   } else {
@@ -1326,12 +1508,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid27 = _errs95 === errors;
               }
               if (data21.rationale !== void 0) {
                 let data42 = data21.rationale;
+                const _errs100 = errors;
+                const _errs101 = errors;
                 if (typeof data42 === "string") {
                   if (func1(data42) > 500) {
-                    const err118 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err118 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err118];
                     } else {
@@ -1340,7 +1525,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 } else {
-                  const err119 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err119 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err119];
                   } else {
@@ -1348,9 +1533,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid27 = _errs100 === errors;
               }
             } else {
-              const err120 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err120 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err120];
               } else {
@@ -1358,13 +1544,17 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            var valid26 = _errs91 === errors;
             if (props0 !== true) {
               props0 = true;
             }
+            valid15 = valid26;
           } else if (tag0 === "finish") {
+            const _errs102 = errors;
+            const _errs103 = errors;
             if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
               if (data21.action === void 0) {
-                const err121 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err121 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err121];
                 } else {
@@ -1373,7 +1563,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.arguments === void 0) {
-                const err122 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err122 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err122];
                 } else {
@@ -1382,7 +1572,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 errors++;
               }
               if (data21.rationale === void 0) {
-                const err123 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err123 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err123];
                 } else {
@@ -1390,9 +1580,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
                 errors++;
               }
+              const _errs104 = errors;
               for (const key12 in data21) {
                 if (!(key12 === "action" || key12 === "arguments" || key12 === "rationale")) {
-                  const err124 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 }, message: "must NOT have additional properties" };
+                  const err124 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
                   if (vErrors === null) {
                     vErrors = [err124];
                   } else {
@@ -1402,8 +1593,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                 }
               }
               if (data21.action !== void 0) {
-                if ("finish" !== data21.action) {
-                  const err125 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/3/properties/action/const", keyword: "const", params: { allowedValue: "finish" }, message: "must be equal to constant" };
+                let data43 = data21.action;
+                const _errs105 = errors;
+                if ("finish" !== data43) {
+                  const err125 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/3/properties/action/const", keyword: "const", params: { allowedValue: "finish" } };
                   if (vErrors === null) {
                     vErrors = [err125];
                   } else {
@@ -1411,12 +1604,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid30 = _errs105 === errors;
               }
               if (data21.arguments !== void 0) {
                 let data44 = data21.arguments;
+                const _errs106 = errors;
+                const _errs107 = errors;
                 if (data44 && typeof data44 == "object" && !Array.isArray(data44)) {
                   if (data44.diagnosis === void 0) {
-                    const err126 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "diagnosis" }, message: "must have required property 'diagnosis'" };
+                    const err126 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "diagnosis" } };
                     if (vErrors === null) {
                       vErrors = [err126];
                     } else {
@@ -1425,7 +1621,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                   if (data44.confidence === void 0) {
-                    const err127 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "confidence" }, message: "must have required property 'confidence'" };
+                    const err127 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "confidence" } };
                     if (vErrors === null) {
                       vErrors = [err127];
                     } else {
@@ -1433,9 +1629,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     }
                     errors++;
                   }
+                  const _errs108 = errors;
                   for (const key13 in data44) {
                     if (!(key13 === "diagnosis" || key13 === "confidence")) {
-                      const err128 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key13 }, message: "must NOT have additional properties" };
+                      const err128 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key13 } };
                       if (vErrors === null) {
                         vErrors = [err128];
                       } else {
@@ -1446,9 +1643,11 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   if (data44.diagnosis !== void 0) {
                     let data45 = data44.diagnosis;
+                    const _errs109 = errors;
+                    const _errs110 = errors;
                     if (typeof data45 === "string") {
                       if (func1(data45) > 2e3) {
-                        const err129 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+                        const err129 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/maxLength", keyword: "maxLength", params: { limit: 2e3 } };
                         if (vErrors === null) {
                           vErrors = [err129];
                         } else {
@@ -1457,7 +1656,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                         errors++;
                       }
                     } else {
-                      const err130 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err130 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err130];
                       } else {
@@ -1465,11 +1664,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid31 = _errs109 === errors;
                   }
                   if (data44.confidence !== void 0) {
                     let data46 = data44.confidence;
+                    const _errs111 = errors;
                     if (typeof data46 !== "string") {
-                      const err131 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err131 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err131];
                       } else {
@@ -1477,8 +1678,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    const _errs112 = errors;
+                    const vSchema4 = schema31.properties.next.oneOf[3].properties.arguments.properties.confidence.enum;
                     if (!(data46 === "low" || data46 === "medium" || data46 === "high")) {
-                      const err132 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema31.properties.next.oneOf[3].properties.arguments.properties.confidence.enum }, message: "must be equal to one of the allowed values" };
+                      const err132 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema31.properties.next.oneOf[3].properties.arguments.properties.confidence.enum } };
                       if (vErrors === null) {
                         vErrors = [err132];
                       } else {
@@ -1486,9 +1689,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                       }
                       errors++;
                     }
+                    var valid31 = _errs111 === errors;
                   }
                 } else {
-                  const err133 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err133 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err133];
                   } else {
@@ -1496,12 +1700,15 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid30 = _errs106 === errors;
               }
               if (data21.rationale !== void 0) {
                 let data47 = data21.rationale;
+                const _errs113 = errors;
+                const _errs114 = errors;
                 if (typeof data47 === "string") {
                   if (func1(data47) > 500) {
-                    const err134 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err134 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err134];
                     } else {
@@ -1510,7 +1717,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                     errors++;
                   }
                 } else {
-                  const err135 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err135 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err135];
                   } else {
@@ -1518,9 +1725,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
                   }
                   errors++;
                 }
+                var valid30 = _errs113 === errors;
               }
             } else {
-              const err136 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err136 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err136];
               } else {
@@ -1528,11 +1736,13 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
               }
               errors++;
             }
+            var valid29 = _errs102 === errors;
             if (props0 !== true) {
               props0 = true;
             }
+            valid15 = valid29;
           } else {
-            const err137 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "mapping", tag: "action", tagValue: tag0 }, message: 'value of tag "action" must be in oneOf' };
+            const err137 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "mapping", tag: "action", tagValue: tag0 } };
             if (vErrors === null) {
               vErrors = [err137];
             } else {
@@ -1541,7 +1751,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
             errors++;
           }
         } else {
-          const err138 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "tag", tag: "action", tagValue: tag0 }, message: 'tag "action" must be string' };
+          const err138 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "tag", tag: "action", tagValue: tag0 } };
           if (vErrors === null) {
             vErrors = [err138];
           } else {
@@ -1550,7 +1760,7 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
           errors++;
         }
       } else {
-        const err139 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err139 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err139];
         } else {
@@ -1558,9 +1768,10 @@ function validate20(data, { instancePath = "", parentData, parentDataProperty, r
         }
         errors++;
       }
+      var valid0 = _errs49 === errors;
     }
   } else {
-    const err140 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err140 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
       vErrors = [err140];
     } else {
@@ -1590,9 +1801,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
   if (evaluated0.dynamicItems) {
     evaluated0.items = void 0;
   }
+  const _errs0 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.assessment === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "assessment" }, message: "must have required property 'assessment'" };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "assessment" } };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -1601,7 +1813,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
       errors++;
     }
     if (data.update === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "update" }, message: "must have required property 'update'" };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "update" } };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -1610,7 +1822,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
       errors++;
     }
     if (data.next === void 0) {
-      const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" }, message: "must have required property 'next'" };
+      const err2 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "next" } };
       if (vErrors === null) {
         vErrors = [err2];
       } else {
@@ -1618,9 +1830,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
       }
       errors++;
     }
+    const _errs1 = errors;
     for (const key0 in data) {
       if (!(key0 === "assessment" || key0 === "update" || key0 === "next")) {
-        const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err3 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
         if (vErrors === null) {
           vErrors = [err3];
         } else {
@@ -1631,9 +1844,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
     }
     if (data.assessment !== void 0) {
       let data0 = data.assessment;
+      const _errs2 = errors;
+      const _errs3 = errors;
       if (data0 && typeof data0 == "object" && !Array.isArray(data0)) {
         if (data0.summary === void 0) {
-          const err4 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "summary" }, message: "must have required property 'summary'" };
+          const err4 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "summary" } };
           if (vErrors === null) {
             vErrors = [err4];
           } else {
@@ -1642,7 +1857,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data0.confidence === void 0) {
-          const err5 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "confidence" }, message: "must have required property 'confidence'" };
+          const err5 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "confidence" } };
           if (vErrors === null) {
             vErrors = [err5];
           } else {
@@ -1651,7 +1866,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data0.hypothesis_status === void 0) {
-          const err6 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "hypothesis_status" }, message: "must have required property 'hypothesis_status'" };
+          const err6 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/required", keyword: "required", params: { missingProperty: "hypothesis_status" } };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -1659,9 +1874,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           }
           errors++;
         }
+        const _errs4 = errors;
         for (const key1 in data0) {
           if (!(key1 === "summary" || key1 === "confidence" || key1 === "hypothesis_status" || key1 === "entity_refs")) {
-            const err7 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+            const err7 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 } };
             if (vErrors === null) {
               vErrors = [err7];
             } else {
@@ -1672,9 +1888,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
         }
         if (data0.summary !== void 0) {
           let data1 = data0.summary;
+          const _errs5 = errors;
+          const _errs6 = errors;
           if (typeof data1 === "string") {
             if (func12(data1) > 1200) {
-              const err8 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/maxLength", keyword: "maxLength", params: { limit: 1200 }, message: "must NOT have more than 1200 characters" };
+              const err8 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/maxLength", keyword: "maxLength", params: { limit: 1200 } };
               if (vErrors === null) {
                 vErrors = [err8];
               } else {
@@ -1683,7 +1901,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           } else {
-            const err9 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err9 = { instancePath: instancePath + "/assessment/summary", schemaPath: "#/properties/assessment/properties/summary/type", keyword: "type", params: { type: "string" } };
             if (vErrors === null) {
               vErrors = [err9];
             } else {
@@ -1691,11 +1909,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid1 = _errs5 === errors;
         }
         if (data0.confidence !== void 0) {
           let data2 = data0.confidence;
+          const _errs7 = errors;
           if (typeof data2 !== "string") {
-            const err10 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/type", keyword: "type", params: { type: "string" } };
             if (vErrors === null) {
               vErrors = [err10];
             } else {
@@ -1703,8 +1923,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs8 = errors;
+          const vSchema0 = schema312.properties.assessment.properties.confidence.enum;
           if (!(data2 === "low" || data2 === "medium" || data2 === "high")) {
-            const err11 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema312.properties.assessment.properties.confidence.enum }, message: "must be equal to one of the allowed values" };
+            const err11 = { instancePath: instancePath + "/assessment/confidence", schemaPath: "#/properties/assessment/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema312.properties.assessment.properties.confidence.enum } };
             if (vErrors === null) {
               vErrors = [err11];
             } else {
@@ -1712,11 +1934,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid1 = _errs7 === errors;
         }
         if (data0.hypothesis_status !== void 0) {
           let data3 = data0.hypothesis_status;
+          const _errs9 = errors;
           if (typeof data3 !== "string") {
-            const err12 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err12 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/type", keyword: "type", params: { type: "string" } };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -1724,8 +1948,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs10 = errors;
+          const vSchema1 = schema312.properties.assessment.properties.hypothesis_status.enum;
           if (!(data3 === "open" || data3 === "supported" || data3 === "refuted" || data3 === "inconclusive")) {
-            const err13 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/enum", keyword: "enum", params: { allowedValues: schema312.properties.assessment.properties.hypothesis_status.enum }, message: "must be equal to one of the allowed values" };
+            const err13 = { instancePath: instancePath + "/assessment/hypothesis_status", schemaPath: "#/properties/assessment/properties/hypothesis_status/enum", keyword: "enum", params: { allowedValues: schema312.properties.assessment.properties.hypothesis_status.enum } };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -1733,12 +1959,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid1 = _errs9 === errors;
         }
         if (data0.entity_refs !== void 0) {
           let data4 = data0.entity_refs;
+          const _errs11 = errors;
+          const _errs12 = errors;
           if (Array.isArray(data4)) {
             if (data4.length > 20) {
-              const err14 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/maxItems", keyword: "maxItems", params: { limit: 20 }, message: "must NOT have more than 20 items" };
+              const err14 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/maxItems", keyword: "maxItems", params: { limit: 20 } };
               if (vErrors === null) {
                 vErrors = [err14];
               } else {
@@ -1746,12 +1975,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            let valid3 = true;
             const len0 = data4.length;
             for (let i0 = 0; i0 < len0; i0++) {
               let data5 = data4[i0];
+              const _errs13 = errors;
+              const _errs14 = errors;
               if (typeof data5 === "string") {
                 if (!pattern42.test(data5)) {
-                  const err15 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" }, message: 'must match pattern "^N[0-9]+$"' };
+                  const err15 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" } };
                   if (vErrors === null) {
                     vErrors = [err15];
                   } else {
@@ -1760,7 +1992,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   errors++;
                 }
               } else {
-                const err16 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err16 = { instancePath: instancePath + "/assessment/entity_refs/" + i0, schemaPath: "#/properties/assessment/properties/entity_refs/items/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err16];
                 } else {
@@ -1768,9 +2000,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid2 = _errs13 === errors;
+              if (!valid2) {
+                valid3 = false;
+              }
             }
           } else {
-            const err17 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err17 = { instancePath: instancePath + "/assessment/entity_refs", schemaPath: "#/properties/assessment/properties/entity_refs/type", keyword: "type", params: { type: "array" } };
             if (vErrors === null) {
               vErrors = [err17];
             } else {
@@ -1778,9 +2014,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid1 = _errs11 === errors;
         }
       } else {
-        const err18 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err18 = { instancePath: instancePath + "/assessment", schemaPath: "#/properties/assessment/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err18];
         } else {
@@ -1788,12 +2025,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs2 === errors;
     }
     if (data.update !== void 0) {
       let data6 = data.update;
+      const _errs15 = errors;
+      const _errs16 = errors;
       if (data6 && typeof data6 == "object" && !Array.isArray(data6)) {
         if (data6.working_brief === void 0) {
-          const err19 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "working_brief" }, message: "must have required property 'working_brief'" };
+          const err19 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "working_brief" } };
           if (vErrors === null) {
             vErrors = [err19];
           } else {
@@ -1802,7 +2042,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data6.retired === void 0) {
-          const err20 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "retired" }, message: "must have required property 'retired'" };
+          const err20 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "retired" } };
           if (vErrors === null) {
             vErrors = [err20];
           } else {
@@ -1811,7 +2051,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data6.next_step === void 0) {
-          const err21 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "next_step" }, message: "must have required property 'next_step'" };
+          const err21 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/required", keyword: "required", params: { missingProperty: "next_step" } };
           if (vErrors === null) {
             vErrors = [err21];
           } else {
@@ -1819,9 +2059,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           }
           errors++;
         }
+        const _errs17 = errors;
         for (const key2 in data6) {
           if (!(key2 === "working_brief" || key2 === "retired" || key2 === "next_step")) {
-            const err22 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+            const err22 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 } };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -1832,9 +2073,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
         }
         if (data6.working_brief !== void 0) {
           let data7 = data6.working_brief;
+          const _errs18 = errors;
+          const _errs19 = errors;
           if (data7 && typeof data7 == "object" && !Array.isArray(data7)) {
             if (data7.findings === void 0) {
-              const err23 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/required", keyword: "required", params: { missingProperty: "findings" }, message: "must have required property 'findings'" };
+              const err23 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/required", keyword: "required", params: { missingProperty: "findings" } };
               if (vErrors === null) {
                 vErrors = [err23];
               } else {
@@ -1842,9 +2085,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            const _errs20 = errors;
             for (const key3 in data7) {
               if (!(key3 === "findings" || key3 === "open_questions")) {
-                const err24 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+                const err24 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
                 if (vErrors === null) {
                   vErrors = [err24];
                 } else {
@@ -1855,9 +2099,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             if (data7.findings !== void 0) {
               let data8 = data7.findings;
+              const _errs21 = errors;
+              const _errs22 = errors;
               if (Array.isArray(data8)) {
                 if (data8.length > 12) {
-                  const err25 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/maxItems", keyword: "maxItems", params: { limit: 12 }, message: "must NOT have more than 12 items" };
+                  const err25 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/maxItems", keyword: "maxItems", params: { limit: 12 } };
                   if (vErrors === null) {
                     vErrors = [err25];
                   } else {
@@ -1865,12 +2111,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                let valid7 = true;
                 const len1 = data8.length;
                 for (let i1 = 0; i1 < len1; i1++) {
                   let data9 = data8[i1];
+                  const _errs23 = errors;
+                  const _errs24 = errors;
                   if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
                     if (data9.id === void 0) {
-                      const err26 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                      const err26 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "id" } };
                       if (vErrors === null) {
                         vErrors = [err26];
                       } else {
@@ -1879,7 +2128,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       errors++;
                     }
                     if (data9.direction === void 0) {
-                      const err27 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "direction" }, message: "must have required property 'direction'" };
+                      const err27 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "direction" } };
                       if (vErrors === null) {
                         vErrors = [err27];
                       } else {
@@ -1888,7 +2137,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       errors++;
                     }
                     if (data9.text === void 0) {
-                      const err28 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "text" }, message: "must have required property 'text'" };
+                      const err28 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "text" } };
                       if (vErrors === null) {
                         vErrors = [err28];
                       } else {
@@ -1897,7 +2146,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       errors++;
                     }
                     if (data9.scope === void 0) {
-                      const err29 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "scope" }, message: "must have required property 'scope'" };
+                      const err29 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "scope" } };
                       if (vErrors === null) {
                         vErrors = [err29];
                       } else {
@@ -1906,7 +2155,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       errors++;
                     }
                     if (data9.evidence_refs === void 0) {
-                      const err30 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "evidence_refs" }, message: "must have required property 'evidence_refs'" };
+                      const err30 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/required", keyword: "required", params: { missingProperty: "evidence_refs" } };
                       if (vErrors === null) {
                         vErrors = [err30];
                       } else {
@@ -1914,9 +2163,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs25 = errors;
                     for (const key4 in data9) {
                       if (!(key4 === "id" || key4 === "direction" || key4 === "text" || key4 === "scope" || key4 === "evidence_refs")) {
-                        const err31 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
+                        const err31 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
                         if (vErrors === null) {
                           vErrors = [err31];
                         } else {
@@ -1927,9 +2177,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     if (data9.id !== void 0) {
                       let data10 = data9.id;
+                      const _errs26 = errors;
+                      const _errs27 = errors;
                       if (typeof data10 === "string") {
                         if (!pattern52.test(data10)) {
-                          const err32 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" }, message: 'must match pattern "^F[0-9]+$"' };
+                          const err32 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" } };
                           if (vErrors === null) {
                             vErrors = [err32];
                           } else {
@@ -1938,7 +2190,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           errors++;
                         }
                       } else {
-                        const err33 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err33 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/id", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/id/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err33];
                         } else {
@@ -1946,11 +2198,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      var valid8 = _errs26 === errors;
                     }
                     if (data9.direction !== void 0) {
                       let data11 = data9.direction;
+                      const _errs28 = errors;
                       if (typeof data11 !== "string") {
-                        const err34 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err34 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err34];
                         } else {
@@ -1958,8 +2212,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      const _errs29 = errors;
+                      const vSchema2 = schema312.properties.update.properties.working_brief.properties.findings.items.properties.direction.enum;
                       if (!(data11 === "supports" || data11 === "contradicts" || data11 === "neutral")) {
-                        const err35 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/enum", keyword: "enum", params: { allowedValues: schema312.properties.update.properties.working_brief.properties.findings.items.properties.direction.enum }, message: "must be equal to one of the allowed values" };
+                        const err35 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/direction", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/direction/enum", keyword: "enum", params: { allowedValues: schema312.properties.update.properties.working_brief.properties.findings.items.properties.direction.enum } };
                         if (vErrors === null) {
                           vErrors = [err35];
                         } else {
@@ -1967,12 +2223,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      var valid8 = _errs28 === errors;
                     }
                     if (data9.text !== void 0) {
                       let data12 = data9.text;
+                      const _errs30 = errors;
+                      const _errs31 = errors;
                       if (typeof data12 === "string") {
                         if (func12(data12) > 600) {
-                          const err36 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/maxLength", keyword: "maxLength", params: { limit: 600 }, message: "must NOT have more than 600 characters" };
+                          const err36 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/maxLength", keyword: "maxLength", params: { limit: 600 } };
                           if (vErrors === null) {
                             vErrors = [err36];
                           } else {
@@ -1981,7 +2240,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           errors++;
                         }
                         if (func12(data12) < 1) {
-                          const err37 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                          const err37 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/minLength", keyword: "minLength", params: { limit: 1 } };
                           if (vErrors === null) {
                             vErrors = [err37];
                           } else {
@@ -1990,7 +2249,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           errors++;
                         }
                       } else {
-                        const err38 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err38 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/text", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/text/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err38];
                         } else {
@@ -1998,12 +2257,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      var valid8 = _errs30 === errors;
                     }
                     if (data9.scope !== void 0) {
                       let data13 = data9.scope;
+                      const _errs32 = errors;
+                      const _errs33 = errors;
                       if (typeof data13 === "string") {
                         if (func12(data13) > 200) {
-                          const err39 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/maxLength", keyword: "maxLength", params: { limit: 200 }, message: "must NOT have more than 200 characters" };
+                          const err39 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/maxLength", keyword: "maxLength", params: { limit: 200 } };
                           if (vErrors === null) {
                             vErrors = [err39];
                           } else {
@@ -2012,7 +2274,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           errors++;
                         }
                       } else {
-                        const err40 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                        const err40 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/scope", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/scope/type", keyword: "type", params: { type: "string" } };
                         if (vErrors === null) {
                           vErrors = [err40];
                         } else {
@@ -2020,12 +2282,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      var valid8 = _errs32 === errors;
                     }
                     if (data9.evidence_refs !== void 0) {
                       let data14 = data9.evidence_refs;
+                      const _errs34 = errors;
+                      const _errs35 = errors;
                       if (Array.isArray(data14)) {
                         if (data14.length > 8) {
-                          const err41 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 8 }, message: "must NOT have more than 8 items" };
+                          const err41 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 8 } };
                           if (vErrors === null) {
                             vErrors = [err41];
                           } else {
@@ -2034,7 +2299,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           errors++;
                         }
                         if (data14.length < 0) {
-                          const err42 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 0 }, message: "must NOT have fewer than 0 items" };
+                          const err42 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 0 } };
                           if (vErrors === null) {
                             vErrors = [err42];
                           } else {
@@ -2042,12 +2307,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           }
                           errors++;
                         }
+                        let valid10 = true;
                         const len2 = data14.length;
                         for (let i2 = 0; i2 < len2; i2++) {
                           let data15 = data14[i2];
+                          const _errs36 = errors;
+                          const _errs37 = errors;
                           if (typeof data15 === "string") {
                             if (!pattern62.test(data15)) {
-                              const err43 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" }, message: 'must match pattern "^E[0-9]{6}$"' };
+                              const err43 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" } };
                               if (vErrors === null) {
                                 vErrors = [err43];
                               } else {
@@ -2056,7 +2324,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                               errors++;
                             }
                           } else {
-                            const err44 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err44 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs/" + i2, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" } };
                             if (vErrors === null) {
                               vErrors = [err44];
                             } else {
@@ -2064,9 +2332,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                             }
                             errors++;
                           }
+                          var valid9 = _errs36 === errors;
+                          if (!valid9) {
+                            valid10 = false;
+                          }
                         }
+                        let valid11;
                         let i3 = data14.length;
                         let j0;
+                        valid11 = true;
                         if (i3 > 1) {
                           const indices0 = {};
                           for (; i3--; ) {
@@ -2076,20 +2350,21 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                             }
                             if (typeof indices0[item0] == "number") {
                               j0 = indices0[item0];
-                              const err45 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/uniqueItems", keyword: "uniqueItems", params: { i: i3, j: j0 }, message: "must NOT have duplicate items (items ## " + j0 + " and " + i3 + " are identical)" };
+                              const err45 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/uniqueItems", keyword: "uniqueItems", params: { i: i3, j: j0 } };
                               if (vErrors === null) {
                                 vErrors = [err45];
                               } else {
                                 vErrors.push(err45);
                               }
                               errors++;
+                              valid11 = false;
                               break;
                             }
                             indices0[item0] = i3;
                           }
                         }
                       } else {
-                        const err46 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                        const err46 = { instancePath: instancePath + "/update/working_brief/findings/" + i1 + "/evidence_refs", schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/properties/evidence_refs/type", keyword: "type", params: { type: "array" } };
                         if (vErrors === null) {
                           vErrors = [err46];
                         } else {
@@ -2097,9 +2372,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      var valid8 = _errs34 === errors;
                     }
                   } else {
-                    const err47 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                    const err47 = { instancePath: instancePath + "/update/working_brief/findings/" + i1, schemaPath: "#/properties/update/properties/working_brief/properties/findings/items/type", keyword: "type", params: { type: "object" } };
                     if (vErrors === null) {
                       vErrors = [err47];
                     } else {
@@ -2107,9 +2383,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  var valid6 = _errs23 === errors;
+                  if (!valid6) {
+                    valid7 = false;
+                  }
                 }
               } else {
-                const err48 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                const err48 = { instancePath: instancePath + "/update/working_brief/findings", schemaPath: "#/properties/update/properties/working_brief/properties/findings/type", keyword: "type", params: { type: "array" } };
                 if (vErrors === null) {
                   vErrors = [err48];
                 } else {
@@ -2117,12 +2397,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid5 = _errs21 === errors;
             }
             if (data7.open_questions !== void 0) {
               let data16 = data7.open_questions;
+              const _errs38 = errors;
+              const _errs39 = errors;
               if (Array.isArray(data16)) {
                 if (data16.length > 6) {
-                  const err49 = { instancePath: instancePath + "/update/working_brief/open_questions", schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/maxItems", keyword: "maxItems", params: { limit: 6 }, message: "must NOT have more than 6 items" };
+                  const err49 = { instancePath: instancePath + "/update/working_brief/open_questions", schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/maxItems", keyword: "maxItems", params: { limit: 6 } };
                   if (vErrors === null) {
                     vErrors = [err49];
                   } else {
@@ -2130,12 +2413,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                let valid13 = true;
                 const len3 = data16.length;
                 for (let i4 = 0; i4 < len3; i4++) {
                   let data17 = data16[i4];
+                  const _errs40 = errors;
+                  const _errs41 = errors;
                   if (typeof data17 === "string") {
                     if (func12(data17) > 300) {
-                      const err50 = { instancePath: instancePath + "/update/working_brief/open_questions/" + i4, schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/items/maxLength", keyword: "maxLength", params: { limit: 300 }, message: "must NOT have more than 300 characters" };
+                      const err50 = { instancePath: instancePath + "/update/working_brief/open_questions/" + i4, schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/items/maxLength", keyword: "maxLength", params: { limit: 300 } };
                       if (vErrors === null) {
                         vErrors = [err50];
                       } else {
@@ -2144,7 +2430,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       errors++;
                     }
                   } else {
-                    const err51 = { instancePath: instancePath + "/update/working_brief/open_questions/" + i4, schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err51 = { instancePath: instancePath + "/update/working_brief/open_questions/" + i4, schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/items/type", keyword: "type", params: { type: "string" } };
                     if (vErrors === null) {
                       vErrors = [err51];
                     } else {
@@ -2152,9 +2438,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  var valid12 = _errs40 === errors;
+                  if (!valid12) {
+                    valid13 = false;
+                  }
                 }
               } else {
-                const err52 = { instancePath: instancePath + "/update/working_brief/open_questions", schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                const err52 = { instancePath: instancePath + "/update/working_brief/open_questions", schemaPath: "#/properties/update/properties/working_brief/properties/open_questions/type", keyword: "type", params: { type: "array" } };
                 if (vErrors === null) {
                   vErrors = [err52];
                 } else {
@@ -2162,9 +2452,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid5 = _errs38 === errors;
             }
           } else {
-            const err53 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err53 = { instancePath: instancePath + "/update/working_brief", schemaPath: "#/properties/update/properties/working_brief/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
               vErrors = [err53];
             } else {
@@ -2172,16 +2463,22 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid4 = _errs18 === errors;
         }
         if (data6.retired !== void 0) {
           let data18 = data6.retired;
+          const _errs42 = errors;
+          const _errs43 = errors;
           if (Array.isArray(data18)) {
+            let valid15 = true;
             const len4 = data18.length;
             for (let i5 = 0; i5 < len4; i5++) {
               let data19 = data18[i5];
+              const _errs44 = errors;
+              const _errs45 = errors;
               if (typeof data19 === "string") {
                 if (!pattern52.test(data19)) {
-                  const err54 = { instancePath: instancePath + "/update/retired/" + i5, schemaPath: "#/properties/update/properties/retired/items/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" }, message: 'must match pattern "^F[0-9]+$"' };
+                  const err54 = { instancePath: instancePath + "/update/retired/" + i5, schemaPath: "#/properties/update/properties/retired/items/pattern", keyword: "pattern", params: { pattern: "^F[0-9]+$" } };
                   if (vErrors === null) {
                     vErrors = [err54];
                   } else {
@@ -2190,7 +2487,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   errors++;
                 }
               } else {
-                const err55 = { instancePath: instancePath + "/update/retired/" + i5, schemaPath: "#/properties/update/properties/retired/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err55 = { instancePath: instancePath + "/update/retired/" + i5, schemaPath: "#/properties/update/properties/retired/items/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err55];
                 } else {
@@ -2198,9 +2495,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid14 = _errs44 === errors;
+              if (!valid14) {
+                valid15 = false;
+              }
             }
           } else {
-            const err56 = { instancePath: instancePath + "/update/retired", schemaPath: "#/properties/update/properties/retired/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err56 = { instancePath: instancePath + "/update/retired", schemaPath: "#/properties/update/properties/retired/type", keyword: "type", params: { type: "array" } };
             if (vErrors === null) {
               vErrors = [err56];
             } else {
@@ -2208,12 +2509,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid4 = _errs42 === errors;
         }
         if (data6.next_step !== void 0) {
           let data20 = data6.next_step;
+          const _errs46 = errors;
+          const _errs47 = errors;
           if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
             if (data20.intent === void 0) {
-              const err57 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "intent" }, message: "must have required property 'intent'" };
+              const err57 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "intent" } };
               if (vErrors === null) {
                 vErrors = [err57];
               } else {
@@ -2222,7 +2526,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
             if (data20.expected_signal === void 0) {
-              const err58 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "expected_signal" }, message: "must have required property 'expected_signal'" };
+              const err58 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/required", keyword: "required", params: { missingProperty: "expected_signal" } };
               if (vErrors === null) {
                 vErrors = [err58];
               } else {
@@ -2230,9 +2534,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            const _errs48 = errors;
             for (const key5 in data20) {
               if (!(key5 === "intent" || key5 === "expected_signal")) {
-                const err59 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
+                const err59 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
                 if (vErrors === null) {
                   vErrors = [err59];
                 } else {
@@ -2243,9 +2548,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             if (data20.intent !== void 0) {
               let data21 = data20.intent;
+              const _errs49 = errors;
+              const _errs50 = errors;
               if (typeof data21 === "string") {
                 if (func12(data21) > 300) {
-                  const err60 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/maxLength", keyword: "maxLength", params: { limit: 300 }, message: "must NOT have more than 300 characters" };
+                  const err60 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/maxLength", keyword: "maxLength", params: { limit: 300 } };
                   if (vErrors === null) {
                     vErrors = [err60];
                   } else {
@@ -2254,7 +2561,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   errors++;
                 }
               } else {
-                const err61 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err61 = { instancePath: instancePath + "/update/next_step/intent", schemaPath: "#/properties/update/properties/next_step/properties/intent/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err61];
                 } else {
@@ -2262,12 +2569,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid16 = _errs49 === errors;
             }
             if (data20.expected_signal !== void 0) {
               let data22 = data20.expected_signal;
+              const _errs51 = errors;
+              const _errs52 = errors;
               if (typeof data22 === "string") {
                 if (func12(data22) > 300) {
-                  const err62 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/maxLength", keyword: "maxLength", params: { limit: 300 }, message: "must NOT have more than 300 characters" };
+                  const err62 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/maxLength", keyword: "maxLength", params: { limit: 300 } };
                   if (vErrors === null) {
                     vErrors = [err62];
                   } else {
@@ -2276,7 +2586,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   errors++;
                 }
               } else {
-                const err63 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err63 = { instancePath: instancePath + "/update/next_step/expected_signal", schemaPath: "#/properties/update/properties/next_step/properties/expected_signal/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err63];
                 } else {
@@ -2284,9 +2594,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid16 = _errs51 === errors;
             }
           } else {
-            const err64 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err64 = { instancePath: instancePath + "/update/next_step", schemaPath: "#/properties/update/properties/next_step/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
               vErrors = [err64];
             } else {
@@ -2294,9 +2605,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid4 = _errs46 === errors;
         }
       } else {
-        const err65 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err65 = { instancePath: instancePath + "/update", schemaPath: "#/properties/update/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err65];
         } else {
@@ -2304,16 +2616,24 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs15 === errors;
     }
     if (data.next !== void 0) {
       let data23 = data.next;
+      const _errs53 = errors;
+      const _errs54 = errors;
+      const _errs55 = errors;
       if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
+        let valid17 = false;
         const tag0 = data23.action;
         if (typeof tag0 == "string") {
-          if (tag0 === "tool/project.query") {
+          if (false) {
+          } else if (tag0 === "tool/project.query") {
+            const _errs56 = errors;
+            const _errs57 = errors;
             if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
               if (data23.action === void 0) {
-                const err66 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err66 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err66];
                 } else {
@@ -2322,7 +2642,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.arguments === void 0) {
-                const err67 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err67 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err67];
                 } else {
@@ -2331,7 +2651,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.rationale === void 0) {
-                const err68 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err68 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err68];
                 } else {
@@ -2339,9 +2659,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              const _errs58 = errors;
               for (const key6 in data23) {
                 if (!(key6 === "action" || key6 === "arguments" || key6 === "rationale")) {
-                  const err69 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
+                  const err69 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
                   if (vErrors === null) {
                     vErrors = [err69];
                   } else {
@@ -2351,8 +2672,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
               }
               if (data23.action !== void 0) {
-                if ("tool/project.query" !== data23.action) {
-                  const err70 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/0/properties/action/const", keyword: "const", params: { allowedValue: "tool/project.query" }, message: "must be equal to constant" };
+                let data24 = data23.action;
+                const _errs59 = errors;
+                if ("tool/project.query" !== data24) {
+                  const err70 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/0/properties/action/const", keyword: "const", params: { allowedValue: "tool/project.query" } };
                   if (vErrors === null) {
                     vErrors = [err70];
                   } else {
@@ -2360,12 +2683,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid19 = _errs59 === errors;
               }
               if (data23.arguments !== void 0) {
                 let data25 = data23.arguments;
+                const _errs60 = errors;
+                const _errs61 = errors;
                 if (data25 && typeof data25 == "object" && !Array.isArray(data25)) {
                   if (data25.kind === void 0) {
-                    const err71 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" }, message: "must have required property 'kind'" };
+                    const err71 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" } };
                     if (vErrors === null) {
                       vErrors = [err71];
                     } else {
@@ -2374,7 +2700,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                   if (data25.query === void 0) {
-                    const err72 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "query" }, message: "must have required property 'query'" };
+                    const err72 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/required", keyword: "required", params: { missingProperty: "query" } };
                     if (vErrors === null) {
                       vErrors = [err72];
                     } else {
@@ -2382,9 +2708,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  const _errs62 = errors;
                   for (const key7 in data25) {
                     if (!(key7 === "kind" || key7 === "query" || key7 === "offset" || key7 === "limit" || key7 === "entity_refs" || key7 === "profile")) {
-                      const err73 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
+                      const err73 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
                       if (vErrors === null) {
                         vErrors = [err73];
                       } else {
@@ -2395,8 +2722,9 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   if (data25.kind !== void 0) {
                     let data26 = data25.kind;
+                    const _errs63 = errors;
                     if (typeof data26 !== "string") {
-                      const err74 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err74 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err74];
                       } else {
@@ -2404,8 +2732,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs64 = errors;
+                    const vSchema3 = schema312.properties.next.oneOf[0].properties.arguments.properties.kind.enum;
                     if (!(data26 === "sql" || data26 === "log_search" || data26 === "metrics" || data26 === "trace")) {
-                      const err75 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/enum", keyword: "enum", params: { allowedValues: schema312.properties.next.oneOf[0].properties.arguments.properties.kind.enum }, message: "must be equal to one of the allowed values" };
+                      const err75 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/kind/enum", keyword: "enum", params: { allowedValues: schema312.properties.next.oneOf[0].properties.arguments.properties.kind.enum } };
                       if (vErrors === null) {
                         vErrors = [err75];
                       } else {
@@ -2413,12 +2743,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid20 = _errs63 === errors;
                   }
                   if (data25.query !== void 0) {
                     let data27 = data25.query;
+                    const _errs65 = errors;
+                    const _errs66 = errors;
                     if (typeof data27 === "string") {
                       if (func12(data27) > 2e3) {
-                        const err76 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+                        const err76 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/maxLength", keyword: "maxLength", params: { limit: 2e3 } };
                         if (vErrors === null) {
                           vErrors = [err76];
                         } else {
@@ -2427,7 +2760,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                     } else {
-                      const err77 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err77 = { instancePath: instancePath + "/next/arguments/query", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/query/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err77];
                       } else {
@@ -2435,11 +2768,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid20 = _errs65 === errors;
                   }
                   if (data25.offset !== void 0) {
                     let data28 = data25.offset;
+                    const _errs67 = errors;
                     if (!(typeof data28 == "number" && (!(data28 % 1) && !isNaN(data28)))) {
-                      const err78 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                      const err78 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/type", keyword: "type", params: { type: "integer" } };
                       if (vErrors === null) {
                         vErrors = [err78];
                       } else {
@@ -2447,9 +2782,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs68 = errors;
                     if (typeof data28 == "number") {
                       if (data28 < 0 || isNaN(data28)) {
-                        const err79 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                        const err79 = { instancePath: instancePath + "/next/arguments/offset", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/offset/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
                         if (vErrors === null) {
                           vErrors = [err79];
                         } else {
@@ -2458,11 +2794,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                     }
+                    var valid20 = _errs67 === errors;
                   }
                   if (data25.limit !== void 0) {
                     let data29 = data25.limit;
+                    const _errs69 = errors;
                     if (!(typeof data29 == "number" && (!(data29 % 1) && !isNaN(data29)))) {
-                      const err80 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                      const err80 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/type", keyword: "type", params: { type: "integer" } };
                       if (vErrors === null) {
                         vErrors = [err80];
                       } else {
@@ -2470,9 +2808,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs70 = errors;
                     if (typeof data29 == "number") {
                       if (data29 > 500 || isNaN(data29)) {
-                        const err81 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 500 }, message: "must be <= 500" };
+                        const err81 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/maximum", keyword: "maximum", params: { comparison: "<=", limit: 500 } };
                         if (vErrors === null) {
                           vErrors = [err81];
                         } else {
@@ -2481,7 +2820,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                       if (data29 < 1 || isNaN(data29)) {
-                        const err82 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+                        const err82 = { instancePath: instancePath + "/next/arguments/limit", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/limit/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
                         if (vErrors === null) {
                           vErrors = [err82];
                         } else {
@@ -2490,16 +2829,22 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                     }
+                    var valid20 = _errs69 === errors;
                   }
                   if (data25.entity_refs !== void 0) {
                     let data30 = data25.entity_refs;
+                    const _errs71 = errors;
+                    const _errs72 = errors;
                     if (Array.isArray(data30)) {
+                      let valid22 = true;
                       const len5 = data30.length;
                       for (let i6 = 0; i6 < len5; i6++) {
                         let data31 = data30[i6];
+                        const _errs73 = errors;
+                        const _errs74 = errors;
                         if (typeof data31 === "string") {
                           if (!pattern42.test(data31)) {
-                            const err83 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i6, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" }, message: 'must match pattern "^N[0-9]+$"' };
+                            const err83 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i6, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/pattern", keyword: "pattern", params: { pattern: "^N[0-9]+$" } };
                             if (vErrors === null) {
                               vErrors = [err83];
                             } else {
@@ -2508,7 +2853,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                             errors++;
                           }
                         } else {
-                          const err84 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i6, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                          const err84 = { instancePath: instancePath + "/next/arguments/entity_refs/" + i6, schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/items/type", keyword: "type", params: { type: "string" } };
                           if (vErrors === null) {
                             vErrors = [err84];
                           } else {
@@ -2516,9 +2861,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           }
                           errors++;
                         }
+                        var valid21 = _errs73 === errors;
+                        if (!valid21) {
+                          valid22 = false;
+                        }
                       }
                     } else {
-                      const err85 = { instancePath: instancePath + "/next/arguments/entity_refs", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                      const err85 = { instancePath: instancePath + "/next/arguments/entity_refs", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/entity_refs/type", keyword: "type", params: { type: "array" } };
                       if (vErrors === null) {
                         vErrors = [err85];
                       } else {
@@ -2526,10 +2875,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid20 = _errs71 === errors;
                   }
                   if (data25.profile !== void 0) {
-                    if (typeof data25.profile !== "string") {
-                      const err86 = { instancePath: instancePath + "/next/arguments/profile", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/profile/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    let data32 = data25.profile;
+                    const _errs75 = errors;
+                    if (typeof data32 !== "string") {
+                      const err86 = { instancePath: instancePath + "/next/arguments/profile", schemaPath: "#/properties/next/oneOf/0/properties/arguments/properties/profile/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err86];
                       } else {
@@ -2537,9 +2889,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs76 = errors;
+                    var valid20 = _errs75 === errors;
                   }
                 } else {
-                  const err87 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err87 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/0/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err87];
                   } else {
@@ -2547,12 +2901,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid19 = _errs60 === errors;
               }
               if (data23.rationale !== void 0) {
                 let data33 = data23.rationale;
+                const _errs77 = errors;
+                const _errs78 = errors;
                 if (typeof data33 === "string") {
                   if (func12(data33) > 500) {
-                    const err88 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err88 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err88];
                     } else {
@@ -2561,7 +2918,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                 } else {
-                  const err89 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err89 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/0/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err89];
                   } else {
@@ -2569,9 +2926,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid19 = _errs77 === errors;
               }
             } else {
-              const err90 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err90 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/0/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err90];
               } else {
@@ -2579,11 +2937,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            var valid18 = _errs56 === errors;
             var props0 = true;
+            valid17 = valid18;
           } else if (tag0 === "recall") {
+            const _errs79 = errors;
+            const _errs80 = errors;
             if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
               if (data23.action === void 0) {
-                const err91 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err91 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err91];
                 } else {
@@ -2592,7 +2954,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.arguments === void 0) {
-                const err92 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err92 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err92];
                 } else {
@@ -2601,7 +2963,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.rationale === void 0) {
-                const err93 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err93 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err93];
                 } else {
@@ -2609,9 +2971,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              const _errs81 = errors;
               for (const key8 in data23) {
                 if (!(key8 === "action" || key8 === "arguments" || key8 === "rationale")) {
-                  const err94 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 }, message: "must NOT have additional properties" };
+                  const err94 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
                   if (vErrors === null) {
                     vErrors = [err94];
                   } else {
@@ -2621,8 +2984,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
               }
               if (data23.action !== void 0) {
-                if ("recall" !== data23.action) {
-                  const err95 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/1/properties/action/const", keyword: "const", params: { allowedValue: "recall" }, message: "must be equal to constant" };
+                let data34 = data23.action;
+                const _errs82 = errors;
+                if ("recall" !== data34) {
+                  const err95 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/1/properties/action/const", keyword: "const", params: { allowedValue: "recall" } };
                   if (vErrors === null) {
                     vErrors = [err95];
                   } else {
@@ -2630,12 +2995,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid24 = _errs82 === errors;
               }
               if (data23.arguments !== void 0) {
                 let data35 = data23.arguments;
+                const _errs83 = errors;
+                const _errs84 = errors;
                 if (data35 && typeof data35 == "object" && !Array.isArray(data35)) {
                   if (data35.kind === void 0) {
-                    const err96 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" }, message: "must have required property 'kind'" };
+                    const err96 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "kind" } };
                     if (vErrors === null) {
                       vErrors = [err96];
                     } else {
@@ -2644,7 +3012,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                   if (data35.evidence_refs === void 0) {
-                    const err97 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "evidence_refs" }, message: "must have required property 'evidence_refs'" };
+                    const err97 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "evidence_refs" } };
                     if (vErrors === null) {
                       vErrors = [err97];
                     } else {
@@ -2653,7 +3021,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                   if (data35.page === void 0) {
-                    const err98 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "page" }, message: "must have required property 'page'" };
+                    const err98 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/required", keyword: "required", params: { missingProperty: "page" } };
                     if (vErrors === null) {
                       vErrors = [err98];
                     } else {
@@ -2661,9 +3029,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  const _errs85 = errors;
                   for (const key9 in data35) {
                     if (!(key9 === "kind" || key9 === "evidence_refs" || key9 === "page")) {
-                      const err99 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 }, message: "must NOT have additional properties" };
+                      const err99 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
                       if (vErrors === null) {
                         vErrors = [err99];
                       } else {
@@ -2673,8 +3042,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                   }
                   if (data35.kind !== void 0) {
-                    if ("recall" !== data35.kind) {
-                      const err100 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/kind/const", keyword: "const", params: { allowedValue: "recall" }, message: "must be equal to constant" };
+                    let data36 = data35.kind;
+                    const _errs86 = errors;
+                    if ("recall" !== data36) {
+                      const err100 = { instancePath: instancePath + "/next/arguments/kind", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/kind/const", keyword: "const", params: { allowedValue: "recall" } };
                       if (vErrors === null) {
                         vErrors = [err100];
                       } else {
@@ -2682,12 +3053,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid25 = _errs86 === errors;
                   }
                   if (data35.evidence_refs !== void 0) {
                     let data37 = data35.evidence_refs;
+                    const _errs87 = errors;
+                    const _errs88 = errors;
                     if (Array.isArray(data37)) {
                       if (data37.length > 1) {
-                        const err101 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 1 }, message: "must NOT have more than 1 items" };
+                        const err101 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/maxItems", keyword: "maxItems", params: { limit: 1 } };
                         if (vErrors === null) {
                           vErrors = [err101];
                         } else {
@@ -2696,7 +3070,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                       if (data37.length < 1) {
-                        const err102 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 1 }, message: "must NOT have fewer than 1 items" };
+                        const err102 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/minItems", keyword: "minItems", params: { limit: 1 } };
                         if (vErrors === null) {
                           vErrors = [err102];
                         } else {
@@ -2704,12 +3078,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         }
                         errors++;
                       }
+                      let valid27 = true;
                       const len6 = data37.length;
                       for (let i7 = 0; i7 < len6; i7++) {
                         let data38 = data37[i7];
+                        const _errs89 = errors;
+                        const _errs90 = errors;
                         if (typeof data38 === "string") {
                           if (!pattern62.test(data38)) {
-                            const err103 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i7, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" }, message: 'must match pattern "^E[0-9]{6}$"' };
+                            const err103 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i7, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/pattern", keyword: "pattern", params: { pattern: "^E[0-9]{6}$" } };
                             if (vErrors === null) {
                               vErrors = [err103];
                             } else {
@@ -2718,7 +3095,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                             errors++;
                           }
                         } else {
-                          const err104 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i7, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                          const err104 = { instancePath: instancePath + "/next/arguments/evidence_refs/" + i7, schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/items/type", keyword: "type", params: { type: "string" } };
                           if (vErrors === null) {
                             vErrors = [err104];
                           } else {
@@ -2726,9 +3103,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                           }
                           errors++;
                         }
+                        var valid26 = _errs89 === errors;
+                        if (!valid26) {
+                          valid27 = false;
+                        }
                       }
                     } else {
-                      const err105 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                      const err105 = { instancePath: instancePath + "/next/arguments/evidence_refs", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/evidence_refs/type", keyword: "type", params: { type: "array" } };
                       if (vErrors === null) {
                         vErrors = [err105];
                       } else {
@@ -2736,11 +3117,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid25 = _errs87 === errors;
                   }
                   if (data35.page !== void 0) {
                     let data39 = data35.page;
+                    const _errs91 = errors;
                     if (!(typeof data39 == "number" && (!(data39 % 1) && !isNaN(data39)))) {
-                      const err106 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+                      const err106 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/type", keyword: "type", params: { type: "integer" } };
                       if (vErrors === null) {
                         vErrors = [err106];
                       } else {
@@ -2748,9 +3131,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs92 = errors;
                     if (typeof data39 == "number") {
                       if (data39 < 0 || isNaN(data39)) {
-                        const err107 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+                        const err107 = { instancePath: instancePath + "/next/arguments/page", schemaPath: "#/properties/next/oneOf/1/properties/arguments/properties/page/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
                         if (vErrors === null) {
                           vErrors = [err107];
                         } else {
@@ -2759,9 +3143,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                     }
+                    var valid25 = _errs91 === errors;
                   }
                 } else {
-                  const err108 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err108 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/1/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err108];
                   } else {
@@ -2769,12 +3154,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid24 = _errs83 === errors;
               }
               if (data23.rationale !== void 0) {
                 let data40 = data23.rationale;
+                const _errs93 = errors;
+                const _errs94 = errors;
                 if (typeof data40 === "string") {
                   if (func12(data40) > 500) {
-                    const err109 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err109 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err109];
                     } else {
@@ -2783,7 +3171,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                 } else {
-                  const err110 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err110 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/1/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err110];
                   } else {
@@ -2791,9 +3179,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid24 = _errs93 === errors;
               }
             } else {
-              const err111 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err111 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/1/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err111];
               } else {
@@ -2801,13 +3190,17 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            var valid23 = _errs79 === errors;
             if (props0 !== true) {
               props0 = true;
             }
+            valid17 = valid23;
           } else if (tag0 === "checkpoint") {
+            const _errs95 = errors;
+            const _errs96 = errors;
             if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
               if (data23.action === void 0) {
-                const err112 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err112 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err112];
                 } else {
@@ -2816,7 +3209,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.arguments === void 0) {
-                const err113 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err113 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err113];
                 } else {
@@ -2825,7 +3218,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.rationale === void 0) {
-                const err114 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err114 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err114];
                 } else {
@@ -2833,9 +3226,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              const _errs97 = errors;
               for (const key10 in data23) {
                 if (!(key10 === "action" || key10 === "arguments" || key10 === "rationale")) {
-                  const err115 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 }, message: "must NOT have additional properties" };
+                  const err115 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 } };
                   if (vErrors === null) {
                     vErrors = [err115];
                   } else {
@@ -2845,8 +3239,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
               }
               if (data23.action !== void 0) {
-                if ("checkpoint" !== data23.action) {
-                  const err116 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/2/properties/action/const", keyword: "const", params: { allowedValue: "checkpoint" }, message: "must be equal to constant" };
+                let data41 = data23.action;
+                const _errs98 = errors;
+                if ("checkpoint" !== data41) {
+                  const err116 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/2/properties/action/const", keyword: "const", params: { allowedValue: "checkpoint" } };
                   if (vErrors === null) {
                     vErrors = [err116];
                   } else {
@@ -2854,12 +3250,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid29 = _errs98 === errors;
               }
               if (data23.arguments !== void 0) {
                 let data42 = data23.arguments;
+                const _errs99 = errors;
+                const _errs100 = errors;
                 if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
                   if (data42.reason === void 0) {
-                    const err117 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/required", keyword: "required", params: { missingProperty: "reason" }, message: "must have required property 'reason'" };
+                    const err117 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/required", keyword: "required", params: { missingProperty: "reason" } };
                     if (vErrors === null) {
                       vErrors = [err117];
                     } else {
@@ -2867,9 +3266,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  const _errs101 = errors;
                   for (const key11 in data42) {
                     if (!(key11 === "reason")) {
-                      const err118 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 }, message: "must NOT have additional properties" };
+                      const err118 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
                       if (vErrors === null) {
                         vErrors = [err118];
                       } else {
@@ -2880,9 +3280,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   if (data42.reason !== void 0) {
                     let data43 = data42.reason;
+                    const _errs102 = errors;
+                    const _errs103 = errors;
                     if (typeof data43 === "string") {
                       if (func12(data43) > 500) {
-                        const err119 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                        const err119 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/maxLength", keyword: "maxLength", params: { limit: 500 } };
                         if (vErrors === null) {
                           vErrors = [err119];
                         } else {
@@ -2891,7 +3293,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                     } else {
-                      const err120 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err120 = { instancePath: instancePath + "/next/arguments/reason", schemaPath: "#/properties/next/oneOf/2/properties/arguments/properties/reason/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err120];
                       } else {
@@ -2899,9 +3301,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid30 = _errs102 === errors;
                   }
                 } else {
-                  const err121 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err121 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/2/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err121];
                   } else {
@@ -2909,12 +3312,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid29 = _errs99 === errors;
               }
               if (data23.rationale !== void 0) {
                 let data44 = data23.rationale;
+                const _errs104 = errors;
+                const _errs105 = errors;
                 if (typeof data44 === "string") {
                   if (func12(data44) > 500) {
-                    const err122 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err122 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err122];
                     } else {
@@ -2923,7 +3329,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                 } else {
-                  const err123 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err123 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/2/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err123];
                   } else {
@@ -2931,9 +3337,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid29 = _errs104 === errors;
               }
             } else {
-              const err124 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err124 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/2/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err124];
               } else {
@@ -2941,13 +3348,17 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            var valid28 = _errs95 === errors;
             if (props0 !== true) {
               props0 = true;
             }
+            valid17 = valid28;
           } else if (tag0 === "finish") {
+            const _errs106 = errors;
+            const _errs107 = errors;
             if (data23 && typeof data23 == "object" && !Array.isArray(data23)) {
               if (data23.action === void 0) {
-                const err125 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "action" }, message: "must have required property 'action'" };
+                const err125 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "action" } };
                 if (vErrors === null) {
                   vErrors = [err125];
                 } else {
@@ -2956,7 +3367,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.arguments === void 0) {
-                const err126 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "arguments" }, message: "must have required property 'arguments'" };
+                const err126 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "arguments" } };
                 if (vErrors === null) {
                   vErrors = [err126];
                 } else {
@@ -2965,7 +3376,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 errors++;
               }
               if (data23.rationale === void 0) {
-                const err127 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "rationale" }, message: "must have required property 'rationale'" };
+                const err127 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/required", keyword: "required", params: { missingProperty: "rationale" } };
                 if (vErrors === null) {
                   vErrors = [err127];
                 } else {
@@ -2973,9 +3384,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              const _errs108 = errors;
               for (const key12 in data23) {
                 if (!(key12 === "action" || key12 === "arguments" || key12 === "rationale")) {
-                  const err128 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 }, message: "must NOT have additional properties" };
+                  const err128 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
                   if (vErrors === null) {
                     vErrors = [err128];
                   } else {
@@ -2985,8 +3397,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                 }
               }
               if (data23.action !== void 0) {
-                if ("finish" !== data23.action) {
-                  const err129 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/3/properties/action/const", keyword: "const", params: { allowedValue: "finish" }, message: "must be equal to constant" };
+                let data45 = data23.action;
+                const _errs109 = errors;
+                if ("finish" !== data45) {
+                  const err129 = { instancePath: instancePath + "/next/action", schemaPath: "#/properties/next/oneOf/3/properties/action/const", keyword: "const", params: { allowedValue: "finish" } };
                   if (vErrors === null) {
                     vErrors = [err129];
                   } else {
@@ -2994,12 +3408,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid32 = _errs109 === errors;
               }
               if (data23.arguments !== void 0) {
                 let data46 = data23.arguments;
+                const _errs110 = errors;
+                const _errs111 = errors;
                 if (data46 && typeof data46 == "object" && !Array.isArray(data46)) {
                   if (data46.diagnosis === void 0) {
-                    const err130 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "diagnosis" }, message: "must have required property 'diagnosis'" };
+                    const err130 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "diagnosis" } };
                     if (vErrors === null) {
                       vErrors = [err130];
                     } else {
@@ -3008,7 +3425,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                   if (data46.confidence === void 0) {
-                    const err131 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "confidence" }, message: "must have required property 'confidence'" };
+                    const err131 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/required", keyword: "required", params: { missingProperty: "confidence" } };
                     if (vErrors === null) {
                       vErrors = [err131];
                     } else {
@@ -3016,9 +3433,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  const _errs112 = errors;
                   for (const key13 in data46) {
                     if (!(key13 === "diagnosis" || key13 === "confidence")) {
-                      const err132 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key13 }, message: "must NOT have additional properties" };
+                      const err132 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key13 } };
                       if (vErrors === null) {
                         vErrors = [err132];
                       } else {
@@ -3029,9 +3447,11 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   if (data46.diagnosis !== void 0) {
                     let data47 = data46.diagnosis;
+                    const _errs113 = errors;
+                    const _errs114 = errors;
                     if (typeof data47 === "string") {
                       if (func12(data47) > 2e3) {
-                        const err133 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+                        const err133 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/maxLength", keyword: "maxLength", params: { limit: 2e3 } };
                         if (vErrors === null) {
                           vErrors = [err133];
                         } else {
@@ -3040,7 +3460,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                         errors++;
                       }
                     } else {
-                      const err134 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err134 = { instancePath: instancePath + "/next/arguments/diagnosis", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/diagnosis/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err134];
                       } else {
@@ -3048,11 +3468,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid33 = _errs113 === errors;
                   }
                   if (data46.confidence !== void 0) {
                     let data48 = data46.confidence;
+                    const _errs115 = errors;
                     if (typeof data48 !== "string") {
-                      const err135 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                      const err135 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/type", keyword: "type", params: { type: "string" } };
                       if (vErrors === null) {
                         vErrors = [err135];
                       } else {
@@ -3060,8 +3482,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    const _errs116 = errors;
+                    const vSchema4 = schema312.properties.next.oneOf[3].properties.arguments.properties.confidence.enum;
                     if (!(data48 === "low" || data48 === "medium" || data48 === "high")) {
-                      const err136 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema312.properties.next.oneOf[3].properties.arguments.properties.confidence.enum }, message: "must be equal to one of the allowed values" };
+                      const err136 = { instancePath: instancePath + "/next/arguments/confidence", schemaPath: "#/properties/next/oneOf/3/properties/arguments/properties/confidence/enum", keyword: "enum", params: { allowedValues: schema312.properties.next.oneOf[3].properties.arguments.properties.confidence.enum } };
                       if (vErrors === null) {
                         vErrors = [err136];
                       } else {
@@ -3069,9 +3493,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                       }
                       errors++;
                     }
+                    var valid33 = _errs115 === errors;
                   }
                 } else {
-                  const err137 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                  const err137 = { instancePath: instancePath + "/next/arguments", schemaPath: "#/properties/next/oneOf/3/properties/arguments/type", keyword: "type", params: { type: "object" } };
                   if (vErrors === null) {
                     vErrors = [err137];
                   } else {
@@ -3079,12 +3504,15 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid32 = _errs110 === errors;
               }
               if (data23.rationale !== void 0) {
                 let data49 = data23.rationale;
+                const _errs117 = errors;
+                const _errs118 = errors;
                 if (typeof data49 === "string") {
                   if (func12(data49) > 500) {
-                    const err138 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 }, message: "must NOT have more than 500 characters" };
+                    const err138 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/maxLength", keyword: "maxLength", params: { limit: 500 } };
                     if (vErrors === null) {
                       vErrors = [err138];
                     } else {
@@ -3093,7 +3521,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                 } else {
-                  const err139 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                  const err139 = { instancePath: instancePath + "/next/rationale", schemaPath: "#/properties/next/oneOf/3/properties/rationale/type", keyword: "type", params: { type: "string" } };
                   if (vErrors === null) {
                     vErrors = [err139];
                   } else {
@@ -3101,9 +3529,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                var valid32 = _errs117 === errors;
               }
             } else {
-              const err140 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+              const err140 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/oneOf/3/type", keyword: "type", params: { type: "object" } };
               if (vErrors === null) {
                 vErrors = [err140];
               } else {
@@ -3111,11 +3540,13 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            var valid31 = _errs106 === errors;
             if (props0 !== true) {
               props0 = true;
             }
+            valid17 = valid31;
           } else {
-            const err141 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "mapping", tag: "action", tagValue: tag0 }, message: 'value of tag "action" must be in oneOf' };
+            const err141 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "mapping", tag: "action", tagValue: tag0 } };
             if (vErrors === null) {
               vErrors = [err141];
             } else {
@@ -3124,7 +3555,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         } else {
-          const err142 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "tag", tag: "action", tagValue: tag0 }, message: 'tag "action" must be string' };
+          const err142 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/discriminator", keyword: "discriminator", params: { error: "tag", tag: "action", tagValue: tag0 } };
           if (vErrors === null) {
             vErrors = [err142];
           } else {
@@ -3133,7 +3564,7 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
       } else {
-        const err143 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err143 = { instancePath: instancePath + "/next", schemaPath: "#/properties/next/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err143];
         } else {
@@ -3141,9 +3572,10 @@ function validate202(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs53 === errors;
     }
   } else {
-    const err144 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err144 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
       vErrors = [err144];
     } else {
@@ -3158,7 +3590,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -3173,9 +3605,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
   if (evaluated0.dynamicItems) {
     evaluated0.items = void 0;
   }
+  const _errs0 = errors;
   if (data && typeof data == "object" && !Array.isArray(data)) {
     if (data.name === void 0) {
-      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
+      const err0 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "name" } };
       if (vErrors === null) {
         vErrors = [err0];
       } else {
@@ -3184,7 +3617,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       errors++;
     }
     if (data.window === void 0) {
-      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "window" }, message: "must have required property 'window'" };
+      const err1 = { instancePath, schemaPath: "#/required", keyword: "required", params: { missingProperty: "window" } };
       if (vErrors === null) {
         vErrors = [err1];
       } else {
@@ -3192,9 +3625,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       }
       errors++;
     }
+    const _errs1 = errors;
     for (const key0 in data) {
       if (!func13.call(schema313.properties, key0)) {
-        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 }, message: "must NOT have additional properties" };
+        const err2 = { instancePath, schemaPath: "#/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key0 } };
         if (vErrors === null) {
           vErrors = [err2];
         } else {
@@ -3205,9 +3639,11 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
     }
     if (data.name !== void 0) {
       let data0 = data.name;
+      const _errs2 = errors;
+      const _errs3 = errors;
       if (typeof data0 === "string") {
         if (func2(data0) > 100) {
-          const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
+          const err3 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 } };
           if (vErrors === null) {
             vErrors = [err3];
           } else {
@@ -3216,7 +3652,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (!pattern43.test(data0)) {
-          const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" }, message: 'must match pattern "^[a-z0-9][a-z0-9._-]*$"' };
+          const err4 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" } };
           if (vErrors === null) {
             vErrors = [err4];
           } else {
@@ -3225,7 +3661,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
       } else {
-        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err5 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" } };
         if (vErrors === null) {
           vErrors = [err5];
         } else {
@@ -3233,12 +3669,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs2 === errors;
     }
     if (data.description !== void 0) {
       let data1 = data.description;
+      const _errs4 = errors;
+      const _errs5 = errors;
       if (typeof data1 === "string") {
         if (func2(data1) > 1e3) {
-          const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters" };
+          const err6 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/maxLength", keyword: "maxLength", params: { limit: 1e3 } };
           if (vErrors === null) {
             vErrors = [err6];
           } else {
@@ -3247,7 +3686,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
       } else {
-        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+        const err7 = { instancePath: instancePath + "/description", schemaPath: "#/properties/description/type", keyword: "type", params: { type: "string" } };
         if (vErrors === null) {
           vErrors = [err7];
         } else {
@@ -3255,12 +3694,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs4 === errors;
     }
     if (data.window !== void 0) {
       let data2 = data.window;
+      const _errs6 = errors;
+      const _errs7 = errors;
       if (data2 && typeof data2 == "object" && !Array.isArray(data2)) {
         if (data2.enforce === void 0) {
-          const err8 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "enforce" }, message: "must have required property 'enforce'" };
+          const err8 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "enforce" } };
           if (vErrors === null) {
             vErrors = [err8];
           } else {
@@ -3269,7 +3711,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data2.target_chars === void 0) {
-          const err9 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "target_chars" }, message: "must have required property 'target_chars'" };
+          const err9 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "target_chars" } };
           if (vErrors === null) {
             vErrors = [err9];
           } else {
@@ -3278,7 +3720,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data2.limit_chars === void 0) {
-          const err10 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "limit_chars" }, message: "must have required property 'limit_chars'" };
+          const err10 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "limit_chars" } };
           if (vErrors === null) {
             vErrors = [err10];
           } else {
@@ -3287,7 +3729,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           errors++;
         }
         if (data2.reserve_chars === void 0) {
-          const err11 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "reserve_chars" }, message: "must have required property 'reserve_chars'" };
+          const err11 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/required", keyword: "required", params: { missingProperty: "reserve_chars" } };
           if (vErrors === null) {
             vErrors = [err11];
           } else {
@@ -3295,9 +3737,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
           errors++;
         }
+        const _errs8 = errors;
         for (const key1 in data2) {
           if (!(key1 === "enforce" || key1 === "target_chars" || key1 === "limit_chars" || key1 === "reserve_chars" || key1 === "unknown_fields" || key1 === "max_media_parts")) {
-            const err12 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+            const err12 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 } };
             if (vErrors === null) {
               vErrors = [err12];
             } else {
@@ -3307,8 +3750,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
         }
         if (data2.enforce !== void 0) {
-          if (typeof data2.enforce !== "boolean") {
-            const err13 = { instancePath: instancePath + "/window/enforce", schemaPath: "#/properties/window/properties/enforce/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+          let data3 = data2.enforce;
+          const _errs9 = errors;
+          if (typeof data3 !== "boolean") {
+            const err13 = { instancePath: instancePath + "/window/enforce", schemaPath: "#/properties/window/properties/enforce/type", keyword: "type", params: { type: "boolean" } };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -3316,11 +3761,14 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs10 = errors;
+          var valid1 = _errs9 === errors;
         }
         if (data2.target_chars !== void 0) {
           let data4 = data2.target_chars;
+          const _errs11 = errors;
           if (!(typeof data4 == "number" && (!(data4 % 1) && !isNaN(data4)))) {
-            const err14 = { instancePath: instancePath + "/window/target_chars", schemaPath: "#/properties/window/properties/target_chars/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err14 = { instancePath: instancePath + "/window/target_chars", schemaPath: "#/properties/window/properties/target_chars/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
               vErrors = [err14];
             } else {
@@ -3328,9 +3776,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs12 = errors;
           if (typeof data4 == "number") {
             if (data4 < 0 || isNaN(data4)) {
-              const err15 = { instancePath: instancePath + "/window/target_chars", schemaPath: "#/properties/window/properties/target_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err15 = { instancePath: instancePath + "/window/target_chars", schemaPath: "#/properties/window/properties/target_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err15];
               } else {
@@ -3339,11 +3788,13 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           }
+          var valid1 = _errs11 === errors;
         }
         if (data2.limit_chars !== void 0) {
           let data5 = data2.limit_chars;
+          const _errs13 = errors;
           if (!(typeof data5 == "number" && (!(data5 % 1) && !isNaN(data5)))) {
-            const err16 = { instancePath: instancePath + "/window/limit_chars", schemaPath: "#/properties/window/properties/limit_chars/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err16 = { instancePath: instancePath + "/window/limit_chars", schemaPath: "#/properties/window/properties/limit_chars/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
               vErrors = [err16];
             } else {
@@ -3351,9 +3802,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs14 = errors;
           if (typeof data5 == "number") {
             if (data5 < 0 || isNaN(data5)) {
-              const err17 = { instancePath: instancePath + "/window/limit_chars", schemaPath: "#/properties/window/properties/limit_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err17 = { instancePath: instancePath + "/window/limit_chars", schemaPath: "#/properties/window/properties/limit_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err17];
               } else {
@@ -3362,11 +3814,13 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           }
+          var valid1 = _errs13 === errors;
         }
         if (data2.reserve_chars !== void 0) {
           let data6 = data2.reserve_chars;
+          const _errs15 = errors;
           if (!(typeof data6 == "number" && (!(data6 % 1) && !isNaN(data6)))) {
-            const err18 = { instancePath: instancePath + "/window/reserve_chars", schemaPath: "#/properties/window/properties/reserve_chars/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err18 = { instancePath: instancePath + "/window/reserve_chars", schemaPath: "#/properties/window/properties/reserve_chars/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
               vErrors = [err18];
             } else {
@@ -3374,9 +3828,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs16 = errors;
           if (typeof data6 == "number") {
             if (data6 < 0 || isNaN(data6)) {
-              const err19 = { instancePath: instancePath + "/window/reserve_chars", schemaPath: "#/properties/window/properties/reserve_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err19 = { instancePath: instancePath + "/window/reserve_chars", schemaPath: "#/properties/window/properties/reserve_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err19];
               } else {
@@ -3385,11 +3840,14 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           }
+          var valid1 = _errs15 === errors;
         }
         if (data2.unknown_fields !== void 0) {
           let data7 = data2.unknown_fields;
+          const _errs17 = errors;
+          const vSchema0 = schema313.properties.window.properties.unknown_fields.enum;
           if (!(data7 === "count" || data7 === "reject")) {
-            const err20 = { instancePath: instancePath + "/window/unknown_fields", schemaPath: "#/properties/window/properties/unknown_fields/enum", keyword: "enum", params: { allowedValues: schema313.properties.window.properties.unknown_fields.enum }, message: "must be equal to one of the allowed values" };
+            const err20 = { instancePath: instancePath + "/window/unknown_fields", schemaPath: "#/properties/window/properties/unknown_fields/enum", keyword: "enum", params: { allowedValues: schema313.properties.window.properties.unknown_fields.enum } };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -3397,11 +3855,13 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid1 = _errs17 === errors;
         }
         if (data2.max_media_parts !== void 0) {
           let data8 = data2.max_media_parts;
+          const _errs18 = errors;
           if (!(typeof data8 == "number" && (!(data8 % 1) && !isNaN(data8)))) {
-            const err21 = { instancePath: instancePath + "/window/max_media_parts", schemaPath: "#/properties/window/properties/max_media_parts/type", keyword: "type", params: { type: "integer" }, message: "must be integer" };
+            const err21 = { instancePath: instancePath + "/window/max_media_parts", schemaPath: "#/properties/window/properties/max_media_parts/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -3409,9 +3869,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs19 = errors;
           if (typeof data8 == "number") {
             if (data8 < 0 || isNaN(data8)) {
-              const err22 = { instancePath: instancePath + "/window/max_media_parts", schemaPath: "#/properties/window/properties/max_media_parts/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 }, message: "must be >= 0" };
+              const err22 = { instancePath: instancePath + "/window/max_media_parts", schemaPath: "#/properties/window/properties/max_media_parts/minimum", keyword: "minimum", params: { comparison: ">=", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err22];
               } else {
@@ -3420,9 +3881,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           }
+          var valid1 = _errs18 === errors;
         }
       } else {
-        const err23 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err23 = { instancePath: instancePath + "/window", schemaPath: "#/properties/window/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err23];
         } else {
@@ -3430,13 +3892,17 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs6 === errors;
     }
     if (data.gemini !== void 0) {
       let data9 = data.gemini;
+      const _errs20 = errors;
+      const _errs21 = errors;
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
+        const _errs22 = errors;
         for (const key2 in data9) {
           if (!(key2 === "projection" || key2 === "schema_field")) {
-            const err24 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
+            const err24 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 } };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -3447,8 +3913,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
         }
         if (data9.projection !== void 0) {
           let data10 = data9.projection;
+          const _errs23 = errors;
+          const vSchema1 = schema313.properties.gemini.properties.projection.enum;
           if (!(data10 === "nested" || data10 === "outer" || data10 === "none")) {
-            const err25 = { instancePath: instancePath + "/gemini/projection", schemaPath: "#/properties/gemini/properties/projection/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.projection.enum }, message: "must be equal to one of the allowed values" };
+            const err25 = { instancePath: instancePath + "/gemini/projection", schemaPath: "#/properties/gemini/properties/projection/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.projection.enum } };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -3456,11 +3924,14 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid2 = _errs23 === errors;
         }
         if (data9.schema_field !== void 0) {
           let data11 = data9.schema_field;
+          const _errs24 = errors;
+          const vSchema2 = schema313.properties.gemini.properties.schema_field.enum;
           if (!(data11 === "responseJsonSchema" || data11 === "responseSchema")) {
-            const err26 = { instancePath: instancePath + "/gemini/schema_field", schemaPath: "#/properties/gemini/properties/schema_field/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.schema_field.enum }, message: "must be equal to one of the allowed values" };
+            const err26 = { instancePath: instancePath + "/gemini/schema_field", schemaPath: "#/properties/gemini/properties/schema_field/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.schema_field.enum } };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -3468,9 +3939,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid2 = _errs24 === errors;
         }
       } else {
-        const err27 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err27 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
           vErrors = [err27];
         } else {
@@ -3478,13 +3950,17 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
         }
         errors++;
       }
+      var valid0 = _errs20 === errors;
     }
     if (data.validation !== void 0) {
       let data12 = data.validation;
+      const _errs25 = errors;
+      const _errs26 = errors;
       if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
+        const _errs27 = errors;
         for (const key3 in data12) {
-          if (!(key3 === "enabled" || key3 === "on_invalid")) {
-            const err28 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
+          if (!(key3 === "enabled" || key3 === "on_invalid" || key3 === "max_schema_chars")) {
+            const err28 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -3494,8 +3970,10 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
         }
         if (data12.enabled !== void 0) {
-          if (typeof data12.enabled !== "boolean") {
-            const err29 = { instancePath: instancePath + "/validation/enabled", schemaPath: "#/properties/validation/properties/enabled/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+          let data13 = data12.enabled;
+          const _errs28 = errors;
+          if (typeof data13 !== "boolean") {
+            const err29 = { instancePath: instancePath + "/validation/enabled", schemaPath: "#/properties/validation/properties/enabled/type", keyword: "type", params: { type: "boolean" } };
             if (vErrors === null) {
               vErrors = [err29];
             } else {
@@ -3503,11 +3981,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          const _errs29 = errors;
+          var valid3 = _errs28 === errors;
         }
         if (data12.on_invalid !== void 0) {
           let data14 = data12.on_invalid;
+          const _errs30 = errors;
+          const vSchema3 = schema313.properties.validation.properties.on_invalid.enum;
           if (!(data14 === "error" || data14 === "annotate")) {
-            const err30 = { instancePath: instancePath + "/validation/on_invalid", schemaPath: "#/properties/validation/properties/on_invalid/enum", keyword: "enum", params: { allowedValues: schema313.properties.validation.properties.on_invalid.enum }, message: "must be equal to one of the allowed values" };
+            const err30 = { instancePath: instancePath + "/validation/on_invalid", schemaPath: "#/properties/validation/properties/on_invalid/enum", keyword: "enum", params: { allowedValues: schema313.properties.validation.properties.on_invalid.enum } };
             if (vErrors === null) {
               vErrors = [err30];
             } else {
@@ -3515,26 +3997,24 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid3 = _errs30 === errors;
         }
-      } else {
-        const err31 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err31];
-        } else {
-          vErrors.push(err31);
-        }
-        errors++;
-      }
-    }
-    if (data.repair !== void 0) {
-      let data15 = data.repair;
-      if (Array.isArray(data15)) {
-        const len0 = data15.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data16 = data15[i0];
-          if (data16 && typeof data16 == "object" && !Array.isArray(data16)) {
-            if (data16.name === void 0) {
-              const err32 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
+        if (data12.max_schema_chars !== void 0) {
+          let data15 = data12.max_schema_chars;
+          const _errs31 = errors;
+          if (!(typeof data15 == "number" && (!(data15 % 1) && !isNaN(data15)))) {
+            const err31 = { instancePath: instancePath + "/validation/max_schema_chars", schemaPath: "#/properties/validation/properties/max_schema_chars/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err31];
+            } else {
+              vErrors.push(err31);
+            }
+            errors++;
+          }
+          const _errs32 = errors;
+          if (typeof data15 == "number") {
+            if (data15 < 1 || isNaN(data15)) {
+              const err32 = { instancePath: instancePath + "/validation/max_schema_chars", schemaPath: "#/properties/validation/properties/max_schema_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
                 vErrors = [err32];
               } else {
@@ -3542,17 +4022,34 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data16.at === void 0) {
-              const err33 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" }, message: "must have required property 'at'" };
-              if (vErrors === null) {
-                vErrors = [err33];
-              } else {
-                vErrors.push(err33);
-              }
-              errors++;
-            }
-            if (data16.when === void 0) {
-              const err34 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" }, message: "must have required property 'when'" };
+          }
+          var valid3 = _errs31 === errors;
+        }
+      } else {
+        const err33 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err33];
+        } else {
+          vErrors.push(err33);
+        }
+        errors++;
+      }
+      var valid0 = _errs25 === errors;
+    }
+    if (data.repair !== void 0) {
+      let data16 = data.repair;
+      const _errs33 = errors;
+      const _errs34 = errors;
+      if (Array.isArray(data16)) {
+        let valid5 = true;
+        const len0 = data16.length;
+        for (let i0 = 0; i0 < len0; i0++) {
+          let data17 = data16[i0];
+          const _errs35 = errors;
+          const _errs36 = errors;
+          if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
+            if (data17.name === void 0) {
+              const err34 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" } };
               if (vErrors === null) {
                 vErrors = [err34];
               } else {
@@ -3560,8 +4057,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data16.envelope === void 0) {
-              const err35 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" }, message: "must have required property 'envelope'" };
+            if (data17.at === void 0) {
+              const err35 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" } };
               if (vErrors === null) {
                 vErrors = [err35];
               } else {
@@ -3569,8 +4066,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data16.require_key === void 0) {
-              const err36 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" }, message: "must have required property 'require_key'" };
+            if (data17.when === void 0) {
+              const err36 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" } };
               if (vErrors === null) {
                 vErrors = [err36];
               } else {
@@ -3578,53 +4075,52 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            for (const key4 in data16) {
-              if (!(key4 === "name" || key4 === "at" || key4 === "when" || key4 === "envelope" || key4 === "require_key")) {
-                const err37 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
-                if (vErrors === null) {
-                  vErrors = [err37];
-                } else {
-                  vErrors.push(err37);
-                }
-                errors++;
-              }
-            }
-            if (data16.name !== void 0) {
-              let data17 = data16.name;
-              if (typeof data17 === "string") {
-                if (func2(data17) > 100) {
-                  const err38 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 }, message: "must NOT have more than 100 characters" };
-                  if (vErrors === null) {
-                    vErrors = [err38];
-                  } else {
-                    vErrors.push(err38);
-                  }
-                  errors++;
-                }
-                if (!pattern43.test(data17)) {
-                  const err39 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" }, message: 'must match pattern "^[a-z0-9][a-z0-9._-]*$"' };
-                  if (vErrors === null) {
-                    vErrors = [err39];
-                  } else {
-                    vErrors.push(err39);
-                  }
-                  errors++;
-                }
+            if (data17.envelope === void 0) {
+              const err37 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" } };
+              if (vErrors === null) {
+                vErrors = [err37];
               } else {
-                const err40 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                vErrors.push(err37);
+              }
+              errors++;
+            }
+            if (data17.require_key === void 0) {
+              const err38 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" } };
+              if (vErrors === null) {
+                vErrors = [err38];
+              } else {
+                vErrors.push(err38);
+              }
+              errors++;
+            }
+            const _errs37 = errors;
+            for (const key4 in data17) {
+              if (!(key4 === "name" || key4 === "at" || key4 === "when" || key4 === "envelope" || key4 === "require_key")) {
+                const err39 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
                 if (vErrors === null) {
-                  vErrors = [err40];
+                  vErrors = [err39];
                 } else {
-                  vErrors.push(err40);
+                  vErrors.push(err39);
                 }
                 errors++;
               }
             }
-            if (data16.at !== void 0) {
-              let data18 = data16.at;
+            if (data17.name !== void 0) {
+              let data18 = data17.name;
+              const _errs38 = errors;
+              const _errs39 = errors;
               if (typeof data18 === "string") {
-                if (!pattern63.test(data18)) {
-                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" }, message: 'must match pattern "^(/([^~/]|~[01])*)+$"' };
+                if (func2(data18) > 100) {
+                  const err40 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 } };
+                  if (vErrors === null) {
+                    vErrors = [err40];
+                  } else {
+                    vErrors.push(err40);
+                  }
+                  errors++;
+                }
+                if (!pattern43.test(data18)) {
+                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" } };
                   if (vErrors === null) {
                     vErrors = [err41];
                   } else {
@@ -3633,7 +4129,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   errors++;
                 }
               } else {
-                const err42 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err42 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err42];
                 } else {
@@ -3641,12 +4137,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid6 = _errs38 === errors;
             }
-            if (data16.when !== void 0) {
-              let data19 = data16.when;
-              if (data19 && typeof data19 == "object" && !Array.isArray(data19)) {
-                if (data19.pointer === void 0) {
-                  const err43 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" }, message: "must have required property 'pointer'" };
+            if (data17.at !== void 0) {
+              let data19 = data17.at;
+              const _errs40 = errors;
+              const _errs41 = errors;
+              if (typeof data19 === "string") {
+                if (!pattern63.test(data19)) {
+                  const err43 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
                   if (vErrors === null) {
                     vErrors = [err43];
                   } else {
@@ -3654,40 +4153,44 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
-                if (data19.equals === void 0) {
-                  const err44 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" }, message: "must have required property 'equals'" };
+              } else {
+                const err44 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err44];
+                } else {
+                  vErrors.push(err44);
+                }
+                errors++;
+              }
+              var valid6 = _errs40 === errors;
+            }
+            if (data17.when !== void 0) {
+              let data20 = data17.when;
+              const _errs42 = errors;
+              const _errs43 = errors;
+              if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
+                if (data20.pointer === void 0) {
+                  const err45 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" } };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err45];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err45);
                   }
                   errors++;
                 }
-                for (const key5 in data19) {
-                  if (!(key5 === "pointer" || key5 === "equals")) {
-                    const err45 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err45];
-                    } else {
-                      vErrors.push(err45);
-                    }
-                    errors++;
-                  }
-                }
-                if (data19.pointer !== void 0) {
-                  let data20 = data19.pointer;
-                  if (typeof data20 === "string") {
-                    if (!pattern63.test(data20)) {
-                      const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" }, message: 'must match pattern "^(/([^~/]|~[01])*)+$"' };
-                      if (vErrors === null) {
-                        vErrors = [err46];
-                      } else {
-                        vErrors.push(err46);
-                      }
-                      errors++;
-                    }
+                if (data20.equals === void 0) {
+                  const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" } };
+                  if (vErrors === null) {
+                    vErrors = [err46];
                   } else {
-                    const err47 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    vErrors.push(err46);
+                  }
+                  errors++;
+                }
+                const _errs44 = errors;
+                for (const key5 in data20) {
+                  if (!(key5 === "pointer" || key5 === "equals")) {
+                    const err47 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
                     if (vErrors === null) {
                       vErrors = [err47];
                     } else {
@@ -3696,42 +4199,48 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                     errors++;
                   }
                 }
-                if (data19.equals !== void 0) {
-                  let data21 = data19.equals;
-                  if (typeof data21 !== "string" && !(typeof data21 == "number") && typeof data21 !== "boolean") {
-                    const err48 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type }, message: "must be string,number,boolean" };
+                if (data20.pointer !== void 0) {
+                  let data21 = data20.pointer;
+                  const _errs45 = errors;
+                  const _errs46 = errors;
+                  if (typeof data21 === "string") {
+                    if (!pattern63.test(data21)) {
+                      const err48 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
+                      if (vErrors === null) {
+                        vErrors = [err48];
+                      } else {
+                        vErrors.push(err48);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err49 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" } };
                     if (vErrors === null) {
-                      vErrors = [err48];
+                      vErrors = [err49];
                     } else {
-                      vErrors.push(err48);
+                      vErrors.push(err49);
                     }
                     errors++;
                   }
+                  var valid7 = _errs45 === errors;
                 }
-              } else {
-                const err49 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-                if (vErrors === null) {
-                  vErrors = [err49];
-                } else {
-                  vErrors.push(err49);
-                }
-                errors++;
-              }
-            }
-            if (data16.envelope !== void 0) {
-              let data22 = data16.envelope;
-              if (typeof data22 === "string") {
-                if (func2(data22) < 1) {
-                  const err50 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
-                  if (vErrors === null) {
-                    vErrors = [err50];
-                  } else {
-                    vErrors.push(err50);
+                if (data20.equals !== void 0) {
+                  let data22 = data20.equals;
+                  const _errs47 = errors;
+                  if (typeof data22 !== "string" && !(typeof data22 == "number") && typeof data22 !== "boolean") {
+                    const err50 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type } };
+                    if (vErrors === null) {
+                      vErrors = [err50];
+                    } else {
+                      vErrors.push(err50);
+                    }
+                    errors++;
                   }
-                  errors++;
+                  const _errs48 = errors;
+                  var valid7 = _errs47 === errors;
                 }
               } else {
-                const err51 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err51 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" } };
                 if (vErrors === null) {
                   vErrors = [err51];
                 } else {
@@ -3739,12 +4248,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid6 = _errs42 === errors;
             }
-            if (data16.require_key !== void 0) {
-              let data23 = data16.require_key;
+            if (data17.envelope !== void 0) {
+              let data23 = data17.envelope;
+              const _errs49 = errors;
+              const _errs50 = errors;
               if (typeof data23 === "string") {
                 if (func2(data23) < 1) {
-                  const err52 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                  const err52 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 } };
                   if (vErrors === null) {
                     vErrors = [err52];
                   } else {
@@ -3753,7 +4265,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   errors++;
                 }
               } else {
-                const err53 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err53 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err53];
                 } else {
@@ -3761,33 +4273,35 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
+              var valid6 = _errs49 === errors;
+            }
+            if (data17.require_key !== void 0) {
+              let data24 = data17.require_key;
+              const _errs51 = errors;
+              const _errs52 = errors;
+              if (typeof data24 === "string") {
+                if (func2(data24) < 1) {
+                  const err54 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 } };
+                  if (vErrors === null) {
+                    vErrors = [err54];
+                  } else {
+                    vErrors.push(err54);
+                  }
+                  errors++;
+                }
+              } else {
+                const err55 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err55];
+                } else {
+                  vErrors.push(err55);
+                }
+                errors++;
+              }
+              var valid6 = _errs51 === errors;
             }
           } else {
-            const err54 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-            if (vErrors === null) {
-              vErrors = [err54];
-            } else {
-              vErrors.push(err54);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err55 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" }, message: "must be array" };
-        if (vErrors === null) {
-          vErrors = [err55];
-        } else {
-          vErrors.push(err55);
-        }
-        errors++;
-      }
-    }
-    if (data.cache !== void 0) {
-      let data24 = data.cache;
-      if (data24 && typeof data24 == "object" && !Array.isArray(data24)) {
-        for (const key6 in data24) {
-          if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
-            const err56 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 }, message: "must NOT have additional properties" };
+            const err56 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
               vErrors = [err56];
             } else {
@@ -3795,33 +4309,45 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid4 = _errs35 === errors;
+          if (!valid4) {
+            valid5 = false;
+          }
         }
-        if (data24.unknown_prefix !== void 0) {
-          let data25 = data24.unknown_prefix;
-          if (!(data25 === "reject" || data25 === "estimate")) {
-            const err57 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum }, message: "must be equal to one of the allowed values" };
+      } else {
+        const err57 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" } };
+        if (vErrors === null) {
+          vErrors = [err57];
+        } else {
+          vErrors.push(err57);
+        }
+        errors++;
+      }
+      var valid0 = _errs33 === errors;
+    }
+    if (data.cache !== void 0) {
+      let data25 = data.cache;
+      const _errs53 = errors;
+      const _errs54 = errors;
+      if (data25 && typeof data25 == "object" && !Array.isArray(data25)) {
+        const _errs55 = errors;
+        for (const key6 in data25) {
+          if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
+            const err58 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
             if (vErrors === null) {
-              vErrors = [err57];
+              vErrors = [err58];
             } else {
-              vErrors.push(err57);
+              vErrors.push(err58);
             }
             errors++;
           }
         }
-        if (data24.chars_per_token !== void 0) {
-          let data26 = data24.chars_per_token;
-          if (typeof data26 == "number") {
-            if (data26 <= 0 || isNaN(data26)) {
-              const err58 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0" };
-              if (vErrors === null) {
-                vErrors = [err58];
-              } else {
-                vErrors.push(err58);
-              }
-              errors++;
-            }
-          } else {
-            const err59 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+        if (data25.unknown_prefix !== void 0) {
+          let data26 = data25.unknown_prefix;
+          const _errs56 = errors;
+          const vSchema4 = schema313.properties.cache.properties.unknown_prefix.enum;
+          if (!(data26 === "reject" || data26 === "estimate")) {
+            const err59 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum } };
             if (vErrors === null) {
               vErrors = [err59];
             } else {
@@ -3829,23 +4355,24 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid8 = _errs56 === errors;
         }
-      } else {
-        const err60 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err60];
-        } else {
-          vErrors.push(err60);
-        }
-        errors++;
-      }
-    }
-    if (data.upstream_errors !== void 0) {
-      let data27 = data.upstream_errors;
-      if (data27 && typeof data27 == "object" && !Array.isArray(data27)) {
-        for (const key7 in data27) {
-          if (!(key7 === "text")) {
-            const err61 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 }, message: "must NOT have additional properties" };
+        if (data25.chars_per_token !== void 0) {
+          let data27 = data25.chars_per_token;
+          const _errs57 = errors;
+          const _errs58 = errors;
+          if (typeof data27 == "number") {
+            if (data27 <= 0 || isNaN(data27)) {
+              const err60 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err60];
+              } else {
+                vErrors.push(err60);
+              }
+              errors++;
+            }
+          } else {
+            const err61 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
               vErrors = [err61];
             } else {
@@ -3853,35 +4380,42 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid8 = _errs57 === errors;
         }
-        if (data27.text !== void 0) {
-          let data28 = data27.text;
-          if (!(data28 === "redacted" || data28 === "passthrough")) {
-            const err62 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum }, message: "must be equal to one of the allowed values" };
+      } else {
+        const err62 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err62];
+        } else {
+          vErrors.push(err62);
+        }
+        errors++;
+      }
+      var valid0 = _errs53 === errors;
+    }
+    if (data.upstream_errors !== void 0) {
+      let data28 = data.upstream_errors;
+      const _errs59 = errors;
+      const _errs60 = errors;
+      if (data28 && typeof data28 == "object" && !Array.isArray(data28)) {
+        const _errs61 = errors;
+        for (const key7 in data28) {
+          if (!(key7 === "text")) {
+            const err63 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
             if (vErrors === null) {
-              vErrors = [err62];
+              vErrors = [err63];
             } else {
-              vErrors.push(err62);
+              vErrors.push(err63);
             }
             errors++;
           }
         }
-      } else {
-        const err63 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-        if (vErrors === null) {
-          vErrors = [err63];
-        } else {
-          vErrors.push(err63);
-        }
-        errors++;
-      }
-    }
-    if (data.upstream !== void 0) {
-      let data29 = data.upstream;
-      if (data29 && typeof data29 == "object" && !Array.isArray(data29)) {
-        for (const key8 in data29) {
-          if (!(key8 === "deadline_seconds")) {
-            const err64 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 }, message: "must NOT have additional properties" };
+        if (data28.text !== void 0) {
+          let data29 = data28.text;
+          const _errs62 = errors;
+          const vSchema5 = schema313.properties.upstream_errors.properties.text.enum;
+          if (!(data29 === "redacted" || data29 === "passthrough")) {
+            const err64 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum } };
             if (vErrors === null) {
               vErrors = [err64];
             } else {
@@ -3889,54 +4423,87 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid9 = _errs62 === errors;
         }
-        if (data29.deadline_seconds !== void 0) {
-          let data30 = data29.deadline_seconds;
-          if (typeof data30 == "number") {
-            if (data30 > 86400 || isNaN(data30)) {
-              const err65 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 }, message: "must be <= 86400" };
-              if (vErrors === null) {
-                vErrors = [err65];
-              } else {
-                vErrors.push(err65);
-              }
-              errors++;
-            }
-            if (data30 <= 0 || isNaN(data30)) {
-              const err66 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 }, message: "must be > 0" };
-              if (vErrors === null) {
-                vErrors = [err66];
-              } else {
-                vErrors.push(err66);
-              }
-              errors++;
-            }
-          } else {
-            const err67 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+      } else {
+        const err65 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err65];
+        } else {
+          vErrors.push(err65);
+        }
+        errors++;
+      }
+      var valid0 = _errs59 === errors;
+    }
+    if (data.upstream !== void 0) {
+      let data30 = data.upstream;
+      const _errs63 = errors;
+      const _errs64 = errors;
+      if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
+        const _errs65 = errors;
+        for (const key8 in data30) {
+          if (!(key8 === "deadline_seconds")) {
+            const err66 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
             if (vErrors === null) {
-              vErrors = [err67];
+              vErrors = [err66];
             } else {
-              vErrors.push(err67);
+              vErrors.push(err66);
             }
             errors++;
           }
         }
+        if (data30.deadline_seconds !== void 0) {
+          let data31 = data30.deadline_seconds;
+          const _errs66 = errors;
+          const _errs67 = errors;
+          if (typeof data31 == "number") {
+            if (data31 > 86400 || isNaN(data31)) {
+              const err67 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err67];
+              } else {
+                vErrors.push(err67);
+              }
+              errors++;
+            }
+            if (data31 <= 0 || isNaN(data31)) {
+              const err68 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err68];
+              } else {
+                vErrors.push(err68);
+              }
+              errors++;
+            }
+          } else {
+            const err69 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err69];
+            } else {
+              vErrors.push(err69);
+            }
+            errors++;
+          }
+          var valid10 = _errs66 === errors;
+        }
       } else {
-        const err68 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err70 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err68];
+          vErrors = [err70];
         } else {
-          vErrors.push(err68);
+          vErrors.push(err70);
         }
         errors++;
       }
+      var valid0 = _errs63 === errors;
     }
   } else {
-    const err69 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+    const err71 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err69];
+      vErrors = [err71];
     } else {
-      vErrors.push(err69);
+      vErrors.push(err71);
     }
     errors++;
   }

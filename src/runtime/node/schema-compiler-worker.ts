@@ -1,0 +1,61 @@
+// The worker thread of `workerSchemaCompiler`: compiles each response schema it is sent exactly as the gateway
+// would, writes the validator out as Ajv standalone code, runs it once and sends back the code with V8's code
+// cache, so that the serving thread only deserializes it.
+import { parentPort } from "node:worker_threads";
+import standaloneCode from "ajv/dist/standalone/index.js";
+import {
+  type AjvInstance,
+  compileResponseSchema,
+  createAjv,
+  removeSchema,
+  type SchemaDialect,
+} from "../../schema/compile-schema.js";
+import type { CompileJob, CompileResult } from "./schema-compiler.js";
+import { instantiateValidator, wrappedSource } from "./standalone-validator.js";
+
+const port = parentPort;
+if (port === null) throw new Error("schema-compiler-worker runs only as a worker thread.");
+
+const sourceAjv = (dialect: SchemaDialect, discriminator: boolean) =>
+  createAjv(dialect, discriminator, { source: true });
+const shared = new Map<string, AjvInstance>();
+function sharedSourceAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance {
+  const name = `${dialect}:${discriminator}`;
+  const ajv = shared.get(name) ?? sourceAjv(dialect, discriminator);
+  shared.set(name, ajv);
+  return ajv;
+}
+
+function compile({ id, text }: CompileJob): CompileResult {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch {
+    return { id, refusal: "invalid" };
+  }
+  // A schema with identifiers gets an Ajv of its own, as on the serving thread.
+  const outcome = compileResponseSchema(schema, text.includes('"$id"') ? sourceAjv : sharedSourceAjv);
+  if ("refusal" in outcome) return { id, refusal: outcome.refusal };
+  const { validator, ajv } = outcome;
+  try {
+    const source = wrappedSource(standaloneCode.default(ajv, validator.validate));
+    const { validate, script } = instantiateValidator(source);
+    // V8 compiles a function when it first runs: run it, so that the cache holds the compiled code too.
+    validate(null);
+    validate({});
+    const cachedData = new Uint8Array(script.createCachedData());
+    return { id, source, cachedData, schemaText: JSON.stringify(validator.schema), dialect: validator.dialect };
+  } catch {
+    return { id, unsupported: true };
+  } finally {
+    removeSchema(ajv, validator.schema);
+  }
+}
+
+port.on("message", (job: CompileJob) => {
+  const result = compile(job);
+  port.postMessage(result, "cachedData" in result ? [result.cachedData.buffer] : []);
+});
+// Ajv's first instance compiles the meta-schemas (~20 ms): done before the first job's time starts.
+compile({ id: 0, text: '{"type":"object"}' });
+port.postMessage({ ready: true });

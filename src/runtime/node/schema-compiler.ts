@@ -1,0 +1,151 @@
+import { Worker } from "node:worker_threads";
+import { compactJson } from "../../json/compact-json.js";
+import type { CompiledValidator, SchemaDialect } from "../../schema/compile-schema.js";
+import type { SchemaRefusal } from "../../schema/schema-refusals.js";
+import type { SchemaCompiler } from "../../schema/schema-validators.js";
+import { instantiateValidator } from "./standalone-validator.js";
+
+/** One schema to compile, as compact JSON (built once per schema object already, and cheap to send). */
+export interface CompileJob {
+  id: number;
+  text: string;
+}
+
+/** What the worker answers a job with: why the schema is refused, standalone code to instantiate, or neither. */
+export type CompileResult =
+  | { id: number; refusal: SchemaRefusal }
+  /** Compiled, but Ajv cannot write it out as standalone code: the serving thread compiles it itself. */
+  | { id: number; unsupported: true }
+  /** The code, V8's cache of it, and the schema as compiled (as JSON: cheaper to send than the objects). */
+  | { id: number; source: string; cachedData: Uint8Array<ArrayBuffer>; schemaText: string; dialect: SchemaDialect };
+
+export interface WorkerSchemaCompilerOptions {
+  /** How long one schema may take to compile before it is refused as too complex (default 30 s). */
+  timeoutMs?: number;
+  /** The worker's heap limit; a schema that exhausts it is refused as too complex (default 1 GiB). */
+  maxHeapMiB?: number;
+}
+
+interface Waiting {
+  job: CompileJob;
+  resolve: (outcome: CompiledValidator | { refusal: SchemaRefusal }) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Compiles response schemas one at a time in a worker thread, started on first use; it never keeps the process
+ * alive. A schema that runs out of time or memory there is refused as too complex; if the worker cannot start,
+ * `compile` rejects and the gateway compiles on its own thread as before.
+ */
+export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}): SchemaCompiler & {
+  close(): Promise<void>;
+} {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const queue: Waiting[] = [];
+  let worker: Worker | undefined;
+  let ready = false;
+  let running: { waiting: Waiting; timer: NodeJS.Timeout } | undefined;
+  let nextId = 1;
+
+  const next = (): void => {
+    if (running !== undefined || queue.length === 0) return;
+    const current = worker ?? start();
+    if (!ready) return;
+    const waiting = queue.shift() as Waiting;
+    const timer = setTimeout(() => {
+      // Whatever the worker is stuck on goes with it; the jobs behind it get a fresh one.
+      waiting.resolve({ refusal: "too-complex" });
+      running = undefined;
+      worker = undefined;
+      ready = false;
+      void current.terminate();
+      next();
+    }, timeoutMs);
+    timer.unref();
+    running = { waiting, timer };
+    current.postMessage(waiting.job);
+  };
+
+  const finish = (result: CompileResult): void => {
+    if (running === undefined || running.waiting.job.id !== result.id) return;
+    const { waiting, timer } = running;
+    clearTimeout(timer);
+    running = undefined;
+    if ("refusal" in result) waiting.resolve({ refusal: result.refusal });
+    else if ("unsupported" in result) waiting.reject(new Error("The schema has no standalone code."));
+    else {
+      try {
+        const { validate } = instantiateValidator(result.source, result.cachedData);
+        waiting.resolve({ validate, schema: JSON.parse(result.schemaText), dialect: result.dialect });
+      } catch (error) {
+        waiting.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    next();
+  };
+
+  const start = (): Worker => {
+    const started = new Worker(new URL(bootstrap()), {
+      // Not this process's flags: a preloaded TypeScript module (`--import x.ts`) cannot load before tsx registers.
+      execArgv: [],
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMiB ?? 1024 },
+    });
+    started.unref();
+    started.on("message", (message: CompileResult | { ready: true }) => {
+      if (!("ready" in message)) finish(message);
+      else if (worker === started) {
+        ready = true;
+        next();
+      }
+    });
+    // An `error` is followed by `exit`: the job it was on is refused, a worker that never started fails them all.
+    started.on("error", () => undefined);
+    started.on("exit", () => {
+      // A worker ended for running out of time was replaced already.
+      if (worker !== started) return;
+      const wasReady = ready;
+      worker = undefined;
+      ready = false;
+      if (running !== undefined) {
+        clearTimeout(running.timer);
+        running.waiting.resolve({ refusal: "too-complex" });
+        running = undefined;
+      }
+      if (!wasReady)
+        for (const waiting of queue.splice(0)) waiting.reject(new Error("The schema compiler did not start."));
+      next();
+    });
+    worker = started;
+    return started;
+  };
+
+  return {
+    compile(schema) {
+      return new Promise((resolve, reject) => {
+        queue.push({ job: { id: nextId++, text: compactJson(schema) }, resolve, reject });
+        next();
+      });
+    },
+    async close() {
+      const current = worker;
+      worker = undefined;
+      ready = false;
+      const left = [...queue.splice(0), ...(running === undefined ? [] : [running.waiting])];
+      if (running !== undefined) clearTimeout(running.timer);
+      running = undefined;
+      for (const waiting of left) waiting.reject(new Error("The schema compiler was closed."));
+      await current?.terminate();
+    },
+  };
+}
+
+/**
+ * The worker's entry as a module of its own: Node runs it without this process's TypeScript loader, so it
+ * registers tsx (how promptgate runs on Node) before it imports the TypeScript worker.
+ */
+function bootstrap(): string {
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./schema-compiler-worker.ts", import.meta.url).href;
+  const source = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
+  return `data:text/javascript,${encodeURIComponent(source)}`;
+}
