@@ -35,15 +35,21 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
   };
 }
 
+/** The keys the configuration holds: gateway keys, server-held provider keys, the admin key. */
+export function configSecrets(config: Config): string[] {
+  const secrets = [...config.gatewayKeys];
+  for (const upstream of Object.values(config.upstreams))
+    if (upstream.serverKey !== undefined) secrets.push(upstream.serverKey);
+  if (config.adminKey !== undefined) secrets.push(config.adminKey);
+  return secrets;
+}
+
 /**
  * What no record or log line of a request may carry: the configured provider, gateway and admin
  * keys, and every credential the request presents on `surfaces`.
  */
 export function callSecrets(config: Config, surfaces: readonly Surface[], request: Request, url: URL): string[] {
-  const secrets = [...config.gatewayKeys];
-  for (const upstream of Object.values(config.upstreams))
-    if (upstream.serverKey !== undefined) secrets.push(upstream.serverKey);
-  if (config.adminKey !== undefined) secrets.push(config.adminKey);
+  const secrets = configSecrets(config);
   for (const surface of surfaces) secrets.push(...presentedCredentials(surface, request.headers, url));
   return secrets;
 }

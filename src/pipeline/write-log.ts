@@ -3,7 +3,7 @@ import { type InternalStage, internalErrorLine } from "../record/internal-error-
 import type { LogEntry } from "../record/log-entry.js";
 
 /** Hands an entry to the runtime's log, if there is one; a log that fails must not fail the call. */
-export function writeLog(deps: Deps, entry: LogEntry): void {
+export function writeLog(deps: Pick<Deps, "log">, entry: LogEntry): void {
   if (deps.log === undefined) return;
   try {
     deps.log(entry);
@@ -14,7 +14,7 @@ export function writeLog(deps: Deps, entry: LogEntry): void {
 
 /** Logs an internal error of `ref` once, with its stack (`secrets` and key shapes redacted), at `error` level. */
 export function logInternalError(
-  deps: Deps,
+  deps: Pick<Deps, "log">,
   ref: string,
   cause: unknown,
   during: InternalStage,

@@ -7,6 +7,8 @@ import { createApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
+import { configSecrets } from "../../pipeline/upstream-call.js";
+import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
@@ -97,15 +99,17 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     await store.close();
     throw error;
   }
+  const log = callLogger(config.logLevel, options.logDestination);
+  const unstored = (ref: string, error: unknown) =>
+    logInternalError({ log }, ref, error, "record", configSecrets(config));
   return {
     config,
     policies,
     transport,
     schemas,
     store,
-    recordCall: (record) =>
-      work.track(store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored."))),
-    log: callLogger(config.logLevel, options.logDestination),
+    recordCall: (record) => work.track(store.appendCall(record).catch((error) => unstored(record.ref, error))),
+    log,
     newRef,
     now: () => new Date(),
   };

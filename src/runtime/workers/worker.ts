@@ -3,6 +3,8 @@ import { ConfigError } from "../../config.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { newRef } from "../../errors/ref.js";
 import { renderPlainError } from "../../errors/render-plain-error.js";
+import { configSecrets } from "../../pipeline/upstream-call.js";
+import { logInternalError } from "../../pipeline/write-log.js";
 import type { CallRecord } from "../../record/call-record.js";
 import { createIsolateDeps, type IsolateDeps, type WorkerEnv } from "./worker-deps.js";
 
@@ -22,7 +24,9 @@ function recorder(deps: IsolateDeps, context: ExecutionContext): (record: CallRe
   return async (record) => {
     // waitUntil keeps the isolate until D1 has the record, without holding the answer for a D1 round trip.
     context.waitUntil(
-      deps.store.appendCall(record).catch(() => console.error("promptgate: a call record could not be stored.")),
+      deps.store
+        .appendCall(record)
+        .catch((error) => logInternalError(deps, record.ref, error, "record", configSecrets(deps.config))),
     );
   };
 }
