@@ -6,6 +6,7 @@ export default defineConfig({
     // test/workers runs inside workerd (vitest.workers.config.ts), test/smoke against wrangler dev
     // (vitest.smoke.config.ts).
     exclude: [...configDefaults.exclude, "test/workers/**", "test/smoke/**"],
+    setupFiles: ["test/support/validate-with-ajv.ts"],
     testTimeout: 20_000,
   },
 });

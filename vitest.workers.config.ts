@@ -6,15 +6,12 @@ import { geminiAnswerFor } from "./test/support/edge-diagnostics.js";
 
 // The behaviour suite inside workerd (npm run test:workers): the worker of wrangler.toml with its D1 binding, its
 // own tests in test/workers, and the SAME pure test files as on Node: those of the folders below whose module
-// graph (relative imports followed) imports no `node:` module.
+// graph (relative imports followed) imports no `node:` module. Here they validate answers with the default,
+// interpretive validators (as Workers do), on Node with Ajv (test/support/validate-with-ajv.ts, as Node does).
 const sharedFolders = ["test/window", "test/surfaces", "test/policy", "test/schema", "test/http"];
 
 /** Shared files left on Node only, though they import no `node:` module, and why. */
 const nodeOnly = new Map([
-  // It tests Ajv compiling schemas at run time, which a deployed worker never does (code generation is forbidden
-  // during a request there, while the test isolate happens to allow it): on Workers only precompiled validators
-  // run, and test/schema/edge-diagnostics.test.ts holds them to the same diagnostics.
-  ["test/schema/compile-validator.test.ts", "run-time Ajv compilation"],
   // Its properties compare the duplicate-key check with a reference parser of the test's own. In workerd,
   // after some thousand parses, JSON.parse once read an escaped key (`"\u0062"`) as another key than "b"
   // (seed 1519856817), which the check builds on; no smaller case reproduced it. Noted in the README.

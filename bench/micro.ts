@@ -8,9 +8,11 @@ import { type ParsedCall, parseCall, prepareCall } from "../src/pipeline/prepare
 import { loadPolicies } from "../src/policy/load-policies.js";
 import type { PolicyVersion } from "../src/policy/policy.js";
 import { readPolicyFiles } from "../src/runtime/node/node-gateway.js";
-import { compiledValidator } from "../src/schema/compile-validator.js";
+import { ajvSchemaCompiling } from "../src/schema/compile-schema.js";
+import { compiledValidator, useSchemaValidators } from "../src/schema/compile-validator.js";
 import { validateAnswer } from "../src/schema/diagnostics.js";
 import { projectForGemini } from "../src/schema/gemini-projection.js";
+import { createSchemaValidators } from "../src/schema/schema-validators.js";
 import { openaiSurface } from "../src/surfaces/openai/openai-surface.js";
 import type { MeasuredEndpoint } from "../src/surfaces/surface.js";
 import { codePoints } from "../src/window/code-points.js";
@@ -120,6 +122,8 @@ async function alternating(
 
 /** Every microbenchmark, in order; `log` hears each result as it is done. */
 export async function runMicro(log: (result: MicroResult) => void = () => undefined): Promise<MicroResult[]> {
+  // Validation as the Node gateway validates (Ajv compiling; bench/validators.ts compares it with the other ways).
+  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
   const policy = await investigationPolicy();
   const endpoint = chatEndpoint();
   const results: MicroResult[] = [];

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build } from "esbuild";
 import { type PolicyFile, validatePolicyFiles } from "../src/policy/load-policies.js";
-import { compileSchema, createAjv } from "../src/schema/compile-validator.js";
+import { compileSchema, createAjv } from "../src/schema/compile-schema.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -97,7 +97,7 @@ async function validatorsModule(schemas: readonly { name: string; schema: unknow
       createAjv(dialect, discriminator, { source: true, esm: true }),
     );
     if (compiled === undefined) throw new Error(`schemas/${name}.json cannot be compiled as a response schema.`);
-    return standaloneCode.default(compiled.ajv, compiled.validator.validate);
+    return standaloneCode.default(compiled.ajv, compiled.validate);
   });
   const entry = [
     ...schemas.map((_schema, index) => `import validator${index} from "standalone:${index}";`),

@@ -22,6 +22,11 @@ export interface Policy {
   gemini: {
     projection: "nested" | "outer" | "none";
     schema_field: "responseJsonSchema" | "responseSchema";
+    /**
+     * How `nested` writes alternatives for `responseJsonSchema`: kept as `anyOf` (`any_of`, the meaning
+     * when unset, which keeps older versions' identity) or as their common shape (`common_shape`).
+     */
+    unions?: "any_of" | "common_shape";
   };
   validation: {
     enabled: boolean;

@@ -2,24 +2,14 @@ import { Ajv, type CodeOptions, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { canonicalJson } from "../json/canonical-json.js";
-import { withDiscriminators } from "./diagnose-discriminators.js";
-import { inlineLocalRefs } from "./diagnose-inline-refs.js";
-import { inPlaceCycle } from "./ref-cycles.js";
+import { ajvValidate } from "./ajv-validate.js";
+import { type CompiledValidator, guardedCompile, type SchemaCompiling } from "./compiled-validator.js";
+import { type PreparedSchema, preparedSchema, type SchemaDialect } from "./prepare-schema.js";
 import { isSchemaNode, type SchemaNode } from "./schema-nodes.js";
 import type { SchemaRefusal } from "./schema-refusals.js";
 
-/** The JSON Schema dialect a schema is validated under (draft-04/06 schemas go to draft-07). */
-export type SchemaDialect = "draft-07" | "2019-09" | "2020-12";
-
-/** A full response schema, ready to validate answers and to explain their failures. */
-export interface CompiledValidator {
-  /** Ajv's validate function; after a call, its `errors` hold that call's failures. */
-  readonly validate: ValidateFunction;
-  /** The schema as compiled (local `$ref`s inlined where possible): every error's `schemaPath` points into it. */
-  readonly schema: unknown;
-  readonly dialect: SchemaDialect;
-}
+// Ajv's code generation: Node and the build scripts only. Workers cannot generate code during a request and do not
+// bundle this module (see interpret-schema.ts for what they validate client schemas with).
 
 /** An Ajv instance of one of the three dialect classes. */
 export type AjvInstance = Ajv | Ajv2019 | Ajv2020;
@@ -27,51 +17,38 @@ export type AjvInstance = Ajv | Ajv2019 | Ajv2020;
 /** Gives the Ajv instance a schema of a dialect is compiled in, with or without Ajv's discriminator option. */
 export type AjvFor = (dialect: SchemaDialect, discriminator: boolean) => AjvInstance;
 
-/** A validator compiled ahead of time (Ajv standalone code) for a schema known at build time. */
-export interface PrecompiledValidator {
-  /** Canonical JSON of the schema as a request sends or names it (before `prepare`). */
-  readonly key: string;
-  readonly validator: CompiledValidator;
+/** A schema Ajv compiled: its validate function, the instance that holds it, and the schema as compiled. */
+export interface AjvCompiled {
+  readonly validate: ValidateFunction;
+  readonly ajv: AjvInstance;
+  readonly schema: SchemaNode | boolean;
+  readonly dialect: SchemaDialect;
 }
 
-/** What compiling a client's schema gave: a validator and the Ajv instance that holds it, or why not. */
-export type CompileOutcome = { validator: CompiledValidator; ajv: AjvInstance } | { refusal: SchemaRefusal };
+/** Bytes a validator compiled by Ajv holds per code point of its schema (see defaultValidatorBytes). */
+export const ajvBytesPerSchemaChar = 64;
 
-/**
- * Compiles a full response schema as every runtime does: refused when it is no schema, when a `$ref`
- * cycle never moves into the answer (Ajv would compile it, then overflow its stack on every answer),
- * when it nests too deeply to walk, or when Ajv cannot compile it (e.g. an external `$ref`).
- */
-export function compileResponseSchema(schema: unknown, ajvFor: AjvFor): CompileOutcome {
-  if (typeof schema !== "boolean" && !isSchemaNode(schema)) return { refusal: "invalid" };
-  try {
-    if (inPlaceCycle(schema) !== undefined) return { refusal: "cycle" };
-    const compiled = compileSchema(schema, ajvFor);
-    return compiled ?? { refusal: "invalid" };
-  } catch (error) {
-    // Every walk here recurses over the schema; one deep enough to exhaust the stack is refused, not a 500.
-    if (error instanceof RangeError) return { refusal: "too-complex" };
-    throw error;
-  }
+/** Compiles a full response schema with Ajv, refused as `guardedCompile` says or when Ajv cannot compile it. */
+export function compileResponseSchema(schema: unknown, ajvFor: AjvFor): AjvCompiled | { refusal: SchemaRefusal } {
+  return guardedCompile(schema, (prepared) => compilePrepared(prepared, ajvFor) ?? { refusal: "invalid" });
 }
 
 /**
- * Compiles a schema exactly as `compiledValidator` does, in the Ajv instances `ajvFor` gives; undefined when it
+ * Compiles a schema exactly as `compileResponseSchema` does, in the Ajv instances `ajvFor` gives; undefined when it
  * cannot. Build-time code passes instances made with `code.source` to write the validator out as standalone code.
  */
-export function compileSchema(
-  schema: unknown,
-  ajvFor: AjvFor,
-): { validator: CompiledValidator; ajv: AjvInstance } | undefined {
+export function compileSchema(schema: unknown, ajvFor: AjvFor): AjvCompiled | undefined {
   if (typeof schema !== "boolean" && !isSchemaNode(schema)) return undefined;
-  const { dialect, prepared } = preparedSchema(schema);
+  return compilePrepared(preparedSchema(schema), ajvFor);
+}
+
+function compilePrepared({ dialect, prepared }: PreparedSchema, ajvFor: AjvFor): AjvCompiled | undefined {
   // Ajv validates only the alternative a `discriminator` names; an unusable one (e.g. with `mapping`) is ignored.
   const discriminatorSettings = JSON.stringify(prepared).includes('"discriminator"') ? [true, false] : [false];
   for (const discriminator of discriminatorSettings) {
     const ajv = ajvFor(dialect, discriminator);
     try {
-      const validate = ajv.compile(prepared);
-      return { validator: { validate, schema: prepared, dialect }, ajv };
+      return { validate: ajv.compile(prepared), ajv, schema: prepared, dialect };
     } catch {
       removeSchema(ajv, prepared);
     }
@@ -79,39 +56,35 @@ export function compileSchema(
   return undefined;
 }
 
-/** Pairs a standalone validate function written at build time by `compileSchema` with the schema it came from. */
-export function precompiledValidator(schema: SchemaNode | boolean, validate: ValidateFunction): PrecompiledValidator {
-  const { dialect, prepared } = preparedSchema(schema);
-  return { key: canonicalJson(schema), validator: { validate, schema: prepared, dialect } };
-}
-
-/** A schema as it is compiled, and the dialect it is compiled under. */
-export function preparedSchema(schema: SchemaNode | boolean): {
-  dialect: SchemaDialect;
-  prepared: SchemaNode | boolean;
-} {
-  if (typeof schema === "boolean") return { dialect: "2020-12", prepared: schema };
-  return { dialect: dialectOf(schema.$schema), prepared: prepare(schema) };
+/** The neutral validator of a schema Ajv compiled. */
+export function ajvCompiledValidator({ validate, schema, dialect }: AjvCompiled): CompiledValidator {
+  return { validate: ajvValidate(validate), schema, dialect };
 }
 
 /**
- * Without `$schema` (the chosen Ajv class stands for it), local references inlined (so error
- * paths run from the root) and tagged unions marked for Ajv's discriminator (so only the
- * alternative the tag names reports errors).
+ * Compiling with Ajv as Node does on the serving thread: schemas without identifiers share one Ajv instance per
+ * dialect (a new instance costs ~20 ms for its meta-schemas, a compile ~1 ms); one with an `$id` gets its own, as two
+ * clients' schemas may share an `$id`. A validator let go of leaves its instance.
  */
-function prepare(schema: SchemaNode): SchemaNode {
-  const { $schema: _dialect, ...rest } = schema;
-  return withDiscriminators(inlineLocalRefs(rest) ?? rest);
+export function ajvSchemaCompiling(): SchemaCompiling {
+  const instances = new Map<string, AjvInstance>();
+  const sharedAjv: AjvFor = (dialect, discriminator) => {
+    const name = `${dialect}:${discriminator}`;
+    const ajv = instances.get(name) ?? createAjv(dialect, discriminator);
+    instances.set(name, ajv);
+    return ajv;
+  };
+  return {
+    compile(schema, key) {
+      const outcome = compileResponseSchema(schema, key.includes('"$id"') ? createAjv : sharedAjv);
+      if ("refusal" in outcome) return outcome;
+      return { validator: ajvCompiledValidator(outcome), release: () => removeSchema(outcome.ajv, outcome.schema) };
+    },
+    bytesPerSchemaChar: ajvBytesPerSchemaChar,
+  };
 }
 
-function dialectOf(metaSchema: unknown): SchemaDialect {
-  const uri = typeof metaSchema === "string" ? metaSchema : "";
-  if (/draft\/2019-09\b/.test(uri)) return "2019-09";
-  if (/draft-0[4-7]\b/.test(uri)) return "draft-07";
-  return "2020-12";
-}
-
-/** The Ajv instance `compiledValidator` compiles in; `code` e.g. `{ source: true, esm: true }` for standalone code. */
+/** The Ajv instance schemas are compiled in; `code` e.g. `{ source: true, esm: true }` for standalone code. */
 export function createAjv(dialect: SchemaDialect, discriminator: boolean, code?: CodeOptions): AjvInstance {
   // strict: false lets vendor keywords (x-*, propertyOrdering) and unknown formats pass; logger: false keeps them quiet.
   const options = {
@@ -128,7 +101,9 @@ export function createAjv(dialect: SchemaDialect, discriminator: boolean, code?:
   };
   const ajv =
     dialect === "draft-07" ? new Ajv(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);
-  addFormats.default(ajv);
+  // The formats only: ajv-formats' formatMinimum and kin are no JSON Schema keywords, and are ignored as vendor
+  // keywords are, on Node as by the interpretive validator on Workers.
+  addFormats.default(ajv, { keywords: false });
   return ajv;
 }
 

@@ -1,20 +1,14 @@
-import type { CompiledValidator, PrecompiledValidator } from "./compile-schema.js";
+import type { CompiledValidator } from "./compiled-validator.js";
 import { createSchemaValidators, type SchemaValidators } from "./schema-validators.js";
 
-export {
-  type AjvInstance,
-  type CompiledValidator,
-  compileSchema,
-  createAjv,
-  type PrecompiledValidator,
-  precompiledValidator,
-  type SchemaDialect,
-} from "./compile-schema.js";
+export type { CompiledValidator, PrecompiledValidator, SchemaDialect } from "./compiled-validator.js";
+export { precompiledValidator } from "./compiled-validator.js";
 
 /**
- * The validators every step of a call uses. A runtime builds its own (Node with a worker-thread compiler, Workers
- * with its precompiled schemas only) and installs it at start-up. It is held here rather than passed in `deps`
- * because the steps that validate (the answer's relay, the stream's end) do not receive `deps`.
+ * The validators every step of a call uses. A runtime builds its own (Node compiling with Ajv, in a worker thread;
+ * Workers interpreting, with its named schemas precompiled) and installs it at start-up; until then they interpret,
+ * which runs everywhere. It is held here rather than passed in `deps` because the steps that validate (the answer's
+ * relay, the stream's end) do not receive `deps`.
  */
 let active: SchemaValidators = createSchemaValidators();
 
@@ -35,15 +29,4 @@ export function compiledValidator(schema: unknown): CompiledValidator {
 /** Compiles a schema off the request thread where the runtime can, so that `compiledValidator` finds it. */
 export function prepareSchema(schema: unknown): Promise<void> {
   return active.prepare(schema);
-}
-
-/**
- * Installs validators that answer these schemas from precompiled code. With `compileOthers: false`, every
- * other schema gets a 400 INVALID_REQUEST instead of being compiled.
- */
-export function usePrecompiledValidators(
-  validators: readonly PrecompiledValidator[],
-  options: { compileOthers: boolean },
-): void {
-  useSchemaValidators(createSchemaValidators({ precompiled: validators, compileOthers: options.compileOthers }));
 }

@@ -27,11 +27,16 @@ export interface Located {
 
 const maxDepth = 32;
 
+/** A node's references: `$ref`, and 2019-09's `$recursiveRef` (to the root, within one schema resource). */
+function references(node: SchemaNode): string[] {
+  return [node.$ref, node.$recursiveRef].filter((ref): ref is string => typeof ref === "string");
+}
+
 /** The nodes a schema node stands for through `$ref` and `allOf` (unions stay unions). */
 export function flattenNode(node: unknown, root: unknown, out: SchemaNode[] = [], depth = 0): SchemaNode[] {
   if (!isSchemaNode(node) || depth > maxDepth || out.includes(node)) return out;
   out.push(node);
-  if (typeof node.$ref === "string") flattenNode(resolveLocalRef(root, node.$ref), root, out, depth + 1);
+  for (const ref of references(node)) flattenNode(resolveLocalRef(root, ref), root, out, depth + 1);
   if (Array.isArray(node.allOf)) for (const part of node.allOf) flattenNode(part, root, out, depth + 1);
   return out;
 }
@@ -105,7 +110,7 @@ export function applicableNodes(
   if (!isSchemaNode(node) || depth > maxDepth || out.includes(node)) return out;
   out.push(node);
   const next = (child: unknown) => applicableNodes(child, instance, root, reading, out, depth + 1);
-  if (typeof node.$ref === "string") next(resolveLocalRef(root, node.$ref));
+  for (const ref of references(node)) next(resolveLocalRef(root, ref));
   if (Array.isArray(node.allOf)) node.allOf.forEach(next);
   for (const keyword of ["oneOf", "anyOf"]) {
     const alternatives = node[keyword];

@@ -4,6 +4,7 @@ import { type CompiledValidator, compiledValidator } from "./compile-validator.j
 import { exampleObject } from "./diagnose-example.js";
 import { hintFor, hintLabel } from "./diagnose-hint.js";
 import { knownFields, locate } from "./diagnose-path.js";
+import { withoutUnevaluatedEchoes } from "./diagnose-unevaluated.js";
 import { type Issue, issuesOf } from "./diagnose-unions.js";
 import { escapePointerToken, pointerTokens } from "./json-pointer.js";
 import { jsonTypeOf } from "./schema-nodes.js";
@@ -35,7 +36,7 @@ export interface Validation {
 /** At most this many errors are reported, the first ones by path. */
 const maxErrors = 20;
 
-/** At most this many of Ajv's issues are described (each needs a walk of the schema); the rest would be cut anyway. */
+/** At most this many issues are described (each needs a walk of the schema); the rest would be cut anyway. */
 const maxDescribed = 200;
 
 /**
@@ -87,10 +88,14 @@ export function validateParsedAnswer(
 }
 
 function validateWithin(compiled: CompiledValidator, answer: unknown): Validation {
-  if (compiled.validate(answer)) return { valid: true, errors: [] };
-  const issues = mergeRequired(issuesOf(compiled.validate.errors ?? [], compiled.schema, answer))
-    .sort((a, b) => comparePaths(a.instancePath, b.instancePath))
-    .slice(0, maxDescribed);
+  const failures = compiled.validate(answer);
+  if (failures.length === 0) return { valid: true, errors: [] };
+  // In document order, and at one place in schema order: validators report in orders of their own.
+  const issues = mergeRequired(
+    issuesOf(withoutUnevaluatedEchoes(failures, compiled.schema, answer), compiled.schema, answer).sort(
+      (a, b) => comparePaths(a.instancePath, b.instancePath) || compareText(a.schemaPath, b.schemaPath),
+    ),
+  ).slice(0, maxDescribed);
   const described = new Map<string, ValidationError>();
   for (const issue of issues) {
     const error = describe(issue, compiled.schema, answer);
@@ -166,6 +171,10 @@ function isObject(value: unknown): boolean {
 
 function toPointer(segments: readonly string[]): string {
   return segments.map((segment) => `/${escapePointerToken(segment)}`).join("");
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Document order of JSON Pointers: segment by segment, array indices numerically. */

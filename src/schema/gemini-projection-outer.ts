@@ -17,6 +17,7 @@ export function outerShape(shape: Projected, omissions: Omissions): Projected {
     outer.properties = new Map([...shape.properties].map(([name, property]) => [name, typeOnly(property, omissions)]));
   }
   if (shape.items !== undefined) outer.items = typeOnly(shape.items, omissions);
+  if (shape.additional !== undefined) outer.additional = typeOnly(shape.additional, omissions);
   return outer;
 }
 
@@ -32,6 +33,7 @@ function typeOnly(shape: Projected, omissions: Omissions): Projected {
     (shape.properties !== undefined && shape.properties.size > 0) ||
     shape.items !== undefined ||
     (shape.required !== undefined && shape.required.length > 0) ||
+    (shape.additional !== undefined && shape.additional !== false) ||
     (shape.enum !== undefined && !scalar);
   if (nested) omissions.add(shape.origin, 1, "nested structure");
   return reduced;

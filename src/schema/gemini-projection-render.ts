@@ -1,29 +1,14 @@
 import type { Omissions } from "./gemini-projection-omissions.js";
-import { acceptsType, type JsonType, type Projected, type Shape } from "./gemini-projection-shape.js";
+import type { Projected, Shape } from "./gemini-projection-shape.js";
+import type { JsonType } from "./gemini-projection-values.js";
 
 /**
- * Writes a projected shape as what Gemini takes: a JSON Schema subset for `responseJsonSchema`,
- * an OpenAPI subset for `responseSchema`. Both leave a node open rather than make it stricter.
+ * Writes a projected shape as the OpenAPI subset `responseSchema` takes; the parts both writers
+ * share. Both leave a node open rather than make it stricter. The `responseJsonSchema` writer is
+ * in gemini-projection-json-schema.ts.
  */
 
-type SchemaNode = Record<string, unknown>;
-
-/** `responseJsonSchema`: lowercase types, type arrays for unions and nullability, scalar enums. */
-export function renderJsonSchema(shape: Projected, omissions: Omissions): SchemaNode {
-  if (shape === false) return {};
-  const node: SchemaNode = {};
-  if (shape.types) node.type = shape.types.length === 1 ? shape.types[0] : [...shape.types];
-  if (shape.description !== undefined) node.description = shape.description;
-  if (shape.enum) {
-    if (shape.enum.every(isScalar)) node.enum = shape.enum.map((value) => structuredClone(value));
-    else omissions.add(shape.origin, 0, "enum (object or array values)");
-  }
-  if (acceptsType(shape, "object")) Object.assign(node, objectPart(shape, omissions, renderJsonSchema));
-  if (acceptsType(shape, "array") && shape.items !== undefined && shape.items !== false) {
-    node.items = renderJsonSchema(shape.items, omissions);
-  }
-  return node;
-}
+export type SchemaNode = Record<string, unknown>;
 
 /**
  * `responseSchema`: one uppercase type per node, `nullable` for null, string enums only, no
@@ -33,6 +18,7 @@ export function renderJsonSchema(shape: Projected, omissions: Omissions): Schema
  */
 export function renderOpenApiSchema(shape: Projected, omissions: Omissions): SchemaNode {
   if (shape === false) return {};
+  if (shape.cut !== undefined) omissions.add(shape.origin, 0, shape.cut);
   const node: SchemaNode = {};
   const types = shape.types?.filter((type) => type !== "null");
   if (types === undefined || types.length === 0) {
@@ -68,7 +54,8 @@ function singleTypeNode(type: JsonType, shape: Shape, omissions: Omissions): Sch
     else if (values.includes("")) omissions.add(shape.origin, 0, "enum (empty string value)");
     else node.enum = [...values];
   }
-  if (type === "object") Object.assign(node, objectPart(shape, omissions, renderOpenApiSchema));
+  const write = (child: Projected) => renderOpenApiSchema(child, omissions);
+  if (type === "object") Object.assign(node, objectPart(shape, omissions, write));
   if (type === "array") {
     const items = shape.items === undefined || shape.items === false ? { origin: shape.origin } : shape.items;
     node.items = renderOpenApiSchema(items, omissions);
@@ -80,18 +67,14 @@ function singleTypeNode(type: JsonType, shape: Shape, omissions: Omissions): Sch
  * `properties` (a property no instance may have is left out, so Gemini will not emit it),
  * `propertyOrdering` restricted to those properties, and `required` restricted to them too.
  */
-function objectPart(
-  shape: Shape,
-  omissions: Omissions,
-  render: (shape: Projected, omissions: Omissions) => SchemaNode,
-): SchemaNode {
+export function objectPart(shape: Shape, omissions: Omissions, write: (shape: Projected) => SchemaNode): SchemaNode {
   const part: SchemaNode = {};
   const names: string[] = [];
   if (shape.properties) {
     const properties: SchemaNode = {};
     for (const [name, property] of shape.properties) {
       if (property === false) continue;
-      defineOwn(properties, name, render(property, omissions));
+      defineOwn(properties, name, write(property));
       names.push(name);
     }
     // Gemini rejects an empty properties map ("should be non-empty for OBJECT type").
@@ -114,7 +97,7 @@ function valueFits(value: unknown, type: JsonType): boolean {
   return type === "number" ? typeof value === "number" : typeof value === type;
 }
 
-function isScalar(value: unknown): boolean {
+export function isScalar(value: unknown): boolean {
   return value === null || typeof value !== "object";
 }
 

@@ -1,14 +1,21 @@
-import { canonicalJson } from "../json/canonical-json.js";
+import { impliedBy } from "./gemini-projection-implied.js";
+import {
+  intersectTypes,
+  intersectValues,
+  type JsonType,
+  typeAccepts,
+  unionTypes,
+  unionTypesOf,
+  unionValues,
+  unique,
+  valueType,
+} from "./gemini-projection-values.js";
+
 /**
  * The part of a JSON Schema node that a Gemini projection keeps, in a form that can be
  * intersected (`allOf`, `$ref` with siblings) and united (`anyOf`, `oneOf`) without ever
  * becoming stricter than the schemas it came from.
  */
-
-/** The seven JSON Schema types. */
-export type JsonType = "string" | "number" | "integer" | "boolean" | "object" | "array" | "null";
-
-export const jsonTypes: readonly JsonType[] = ["string", "number", "integer", "boolean", "object", "array", "null"];
 
 /**
  * One projected node. A missing member constrains nothing; `false` (see {@link Projected})
@@ -21,24 +28,74 @@ export interface Shape {
   enum?: unknown[];
   properties?: Map<string, Projected>;
   required?: string[];
-  /** What properties outside `properties` must match (`false`: none allowed). Used only for merging. */
+  /**
+   * What properties outside `properties` must match: `false` when none are allowed (used only for
+   * merging), otherwise the value schema of a map (`additionalProperties`, `patternProperties`).
+   */
   additional?: Projected;
   items?: Projected;
   description?: string;
   propertyOrdering?: string[];
+  /**
+   * Alternatives kept as an `anyOf` (at least two). A shape with alternatives holds nothing else
+   * but its origin, description and reference tag: whatever applied beside them is in each one.
+   */
+  anyOf?: Shape[];
+  /** Set while the shape is, but for its description, the projection of a referenced definition. */
+  ref?: RefTag;
+  /** Why the shape was left open (a recursion cut short), for the writer to list if it writes it. */
+  cut?: string;
+}
+
+/** Which definition a shape stands for, so that it can be written as a `$ref` to it. */
+export interface RefTag {
+  /** The JSON pointer of the referenced schema node in the document: one key per definition. */
+  key: string;
+  /** The definition's projection, description included, from which its body is written. */
+  definition: Shape;
 }
 
 /** A projected node, or `false` for a node that no instance can match. */
 export type Projected = Shape | false;
 
+/** Alternatives one intersection may produce before one side is reduced to its common shape. */
+const maxAlternatives = 32;
+
 /** Whether a shape lets instances of this type through. */
 export function acceptsType(shape: Shape, type: JsonType): boolean {
+  if (shape.anyOf) return shape.anyOf.some((alternative) => acceptsType(alternative, type));
   return shape.types === undefined || typeAccepts(shape.types, type);
+}
+
+/** A shape that accepts what any of `alternatives` accepts, written as an `anyOf` when there are several. */
+export function alternativesOf(origin: string, alternatives: readonly Projected[], description?: string): Projected {
+  const kept = alternatives.flatMap((alternative) =>
+    alternative === false ? [] : (alternative.anyOf ?? [alternative]),
+  );
+  // One alternative that accepts anything makes the others moot.
+  const only = kept.find(isOpen) ?? (kept.length === 1 ? kept[0] : undefined);
+  if (kept.length === 0) return false;
+  if (only !== undefined) return withDescription(only, description ?? only.description);
+  const shape: Shape = { origin, anyOf: kept };
+  if (description !== undefined) shape.description = description;
+  return shape;
+}
+
+/** The common shape of a shape's alternatives, or the shape itself when it has none. */
+export function commonShapeOf(shape: Projected): Projected {
+  if (shape === false || shape.anyOf === undefined) return shape;
+  const common = shape.anyOf.reduce<Projected>((result, alternative) => unite(result, alternative), false);
+  return common === false ? false : withDescription(common, shape.description);
 }
 
 /** What every instance accepted by both `a` and `b` must match. Exact on this vocabulary. */
 export function intersect(a: Projected, b: Projected): Projected {
   if (a === false || b === false) return false;
+  // The shortcuts keep a tag: the result is then the definition itself, but for its description.
+  if (a.ref !== undefined && a.ref.key === b.ref?.key) return withDescription(a, a.description ?? b.description);
+  if (impliedBy(a, b)) return { ...withDescription(b, a.description ?? b.description), origin: a.origin };
+  if (impliedBy(b, a)) return withDescription(a, a.description ?? b.description);
+  if (a.anyOf || b.anyOf) return intersectAlternatives(a, b);
   const shape: Shape = { origin: a.origin };
   const types = a.types && b.types ? intersectTypes(a.types, b.types) : (a.types ?? b.types);
   if (types) shape.types = types;
@@ -54,6 +111,8 @@ export function intersect(a: Projected, b: Projected): Projected {
   if (description !== undefined) shape.description = description;
   const propertyOrdering = a.propertyOrdering ?? b.propertyOrdering;
   if (propertyOrdering) shape.propertyOrdering = propertyOrdering;
+  const cut = a.cut ?? b.cut;
+  if (cut !== undefined) shape.cut = cut;
   return normalize(shape);
 }
 
@@ -65,6 +124,11 @@ export function intersect(a: Projected, b: Projected): Projected {
 export function unite(a: Projected, b: Projected): Projected {
   if (a === false) return b;
   if (b === false) return a;
+  if (a.ref !== undefined && a.ref.key === b.ref?.key) {
+    return withDescription(a, a.description === b.description ? a.description : undefined);
+  }
+  if (a.anyOf || b.anyOf)
+    return alternativesOf(a.origin, [a, b], a.description === b.description ? a.description : undefined);
   const shape: Shape = { origin: a.origin };
   if (a.types && b.types) shape.types = unionTypes(a.types, b.types);
   const valuesA = enumerated(a);
@@ -83,6 +147,8 @@ export function unite(a: Projected, b: Projected): Projected {
     if (items !== undefined) shape.items = items;
   }
   if (a.description !== undefined && a.description === b.description) shape.description = a.description;
+  const cut = a.cut ?? b.cut;
+  if (cut !== undefined) shape.cut = cut;
   return normalize(shape);
 }
 
@@ -91,6 +157,7 @@ export function unite(a: Projected, b: Projected): Projected {
  * types narrow to those of the values. A node left with no type or no value matches nothing.
  */
 export function normalize(shape: Shape): Projected {
+  if (shape.anyOf !== undefined) return shape;
   if (shape.enum !== undefined) {
     const allowed = shape.types;
     const values = allowed ? shape.enum.filter((value) => typeAccepts(allowed, valueType(value))) : shape.enum;
@@ -103,43 +170,39 @@ export function normalize(shape: Shape): Projected {
   return shape;
 }
 
-/** The JSON Schema type of a JSON value; an integral number is an `integer`. */
-export function valueType(value: unknown): JsonType {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  switch (typeof value) {
-    case "string":
-      return "string";
-    case "number":
-      return Number.isInteger(value) ? "integer" : "number";
-    case "boolean":
-      return "boolean";
-    default:
-      return "object";
+/**
+ * `shape` with another description (or none). A tagged shape keeps its tag: a description is an
+ * annotation, and the writer puts one that differs from the definition's beside the reference.
+ */
+export function withDescription(shape: Shape, description: string | undefined): Shape {
+  if (shape.description === description) return shape;
+  const copy: Shape = { ...shape };
+  if (description === undefined) delete copy.description;
+  else copy.description = description;
+  return copy;
+}
+
+/** Whether a shape accepts every instance. */
+function isOpen(shape: Shape): boolean {
+  return Object.keys(shape).every((key) => key === "origin" || key === "description" || key === "cut");
+}
+
+/** (A1 or A2 …) and (B1 or B2 …) is (A1 and B1) or (A1 and B2) or …, while that stays small. */
+function intersectAlternatives(a: Shape, b: Shape): Projected {
+  // The description of a side without alternatives describes the whole node, not each alternative.
+  let left = a.anyOf ?? [withDescription(a, undefined)];
+  let right = b.anyOf ?? [withDescription(b, undefined)];
+  if (left.length * right.length > maxAlternatives) {
+    // Too many combinations: the side with more alternatives is read as its common shape, which is wider.
+    const reduce = (alternatives: Shape[]) => {
+      const common = commonShapeOf({ origin: a.origin, anyOf: alternatives });
+      return common === false ? [] : [common];
+    };
+    if (left.length >= right.length) left = reduce(left);
+    else right = reduce(right);
   }
-}
-
-function typeAccepts(types: readonly JsonType[], type: JsonType): boolean {
-  return types.includes(type) || (type === "integer" && types.includes("number"));
-}
-
-function intersectTypes(a: readonly JsonType[], b: readonly JsonType[]): JsonType[] {
-  const result: JsonType[] = [];
-  for (const type of a) {
-    if (typeAccepts(b, type)) result.push(type);
-    else if (type === "number" && b.includes("integer")) result.push("integer");
-  }
-  return unique(result);
-}
-
-function unionTypes(a: readonly JsonType[], b: readonly JsonType[]): JsonType[] {
-  return unionTypesOf([...a, ...b]);
-}
-
-/** Distinct types, with `integer` folded into `number` when both appear. */
-function unionTypesOf(types: readonly JsonType[]): JsonType[] {
-  const distinct = unique(types);
-  return distinct.includes("number") ? distinct.filter((type) => type !== "integer") : distinct;
+  const combined = left.flatMap((one) => right.map((other) => intersect(one, other)));
+  return alternativesOf(a.origin, combined, a.description ?? b.description);
 }
 
 /** The values a shape accepts when they can be listed: its enum, or `[null]` for a null-only node. */
@@ -147,23 +210,6 @@ function enumerated(shape: Shape): unknown[] | undefined {
   if (shape.enum) return shape.enum;
   if (shape.types?.length === 1 && shape.types[0] === "null") return [null];
   return undefined;
-}
-
-function intersectValues(a: readonly unknown[], b: readonly unknown[]): unknown[] {
-  const keys = new Set(b.map(canonicalJson));
-  return a.filter((value) => keys.has(canonicalJson(value)));
-}
-
-function unionValues(a: readonly unknown[], b: readonly unknown[]): unknown[] {
-  const result = [...a];
-  const keys = new Set(a.map(canonicalJson));
-  for (const value of b) {
-    const key = canonicalJson(value);
-    if (keys.has(key)) continue;
-    keys.add(key);
-    result.push(value);
-  }
-  return result;
 }
 
 function intersectOptional(a: Projected | undefined, b: Projected | undefined): Projected | undefined {
@@ -214,8 +260,4 @@ function declaredOrAllowed(shape: Shape, name: string): Projected {
 
 function sameStrings(a: readonly string[], b: readonly string[] | undefined): boolean {
   return b !== undefined && a.length === b.length && a.every((item, index) => item === b[index]);
-}
-
-function unique<T>(items: Iterable<T>): T[] {
-  return [...new Set(items)];
 }

@@ -1,30 +1,50 @@
 import { invalidRequest } from "../errors/gateway-error.js";
+import { mapValues } from "./gemini-projection-maps.js";
 import type { Omissions } from "./gemini-projection-omissions.js";
 import { innerBase, isSchemaObject, type RefIndex } from "./gemini-projection-refs.js";
 import {
+  alternativesOf,
+  commonShapeOf,
   intersect,
-  type JsonType,
-  jsonTypes,
   normalize,
   type Projected,
+  type RefTag,
   type Shape,
   unite,
 } from "./gemini-projection-shape.js";
+import { isStringList, parseTypes } from "./gemini-projection-values.js";
+import { weightOf } from "./gemini-projection-weight.js";
 import { escapePointerToken } from "./json-pointer.js";
 
 /**
- * Reads a full JSON Schema into a {@link Shape} tree: `$ref`s inlined (recursion cut after a
- * few expansions), `allOf` intersected, `anyOf`/`oneOf` reduced to their common shape, and
- * every keyword the projection does not keep recorded in the omitted list.
+ * Reads a full JSON Schema into a {@link Shape} tree: `$ref`s expanded (recursion cut after a
+ * few expansions) and each expansion tagged with its definition so that a writer may refer to
+ * it instead, `allOf` intersected, `anyOf`/`oneOf` kept as alternatives or reduced to their
+ * common shape, and every keyword the projection does not keep recorded in the omitted list.
  */
 
 type SchemaObject = Record<string, unknown>;
+
+/**
+ * `common-shape`: an `anyOf`/`oneOf` of several alternatives becomes one node that accepts what
+ * any of them accepts. `any-of`: the alternatives are kept, for a target that enforces `anyOf`.
+ */
+export type UnionProjection = "common-shape" | "any-of";
 
 export interface WalkContext {
   index: RefIndex;
   omissions: Omissions;
   /** The request field reported in a 400. */
   param: string;
+  unions: UnionProjection;
+  /** Whether the target takes `additionalProperties`, so that maps keep their value schema. */
+  maps: boolean;
+  /**
+   * Whether the writer refers to definitions: each definition is then read once, a recursive
+   * reference is a reference rather than an expansion, and a nullable reference stays `anyOf`
+   * [reference, null].
+   */
+  references: boolean;
 }
 
 /** How often one `$ref` may be expanded inside itself before the node is left open. */
@@ -37,8 +57,6 @@ const messages = {
   notASchema: "The response schema contains a value where a schema (an object or a boolean) is required.",
   tooLarge: "The response schema is too large to project for Gemini.",
 };
-
-const jsonTypeNames: ReadonlySet<string> = new Set(jsonTypes);
 
 /** Keywords the shape keeps or resolves completely; every other keyword is listed as omitted. */
 const keptKeywords = new Set([
@@ -67,6 +85,10 @@ export function walkSchema(schema: unknown, context: WalkContext): Projected {
 
 class Walker {
   readonly #expansions = new Map<object, number>();
+  /** With `references`: each definition's tagged projection, and the tags of those being read. */
+  readonly #definitions = new Map<object, Projected>();
+  readonly #reading = new Map<object, RefTag>();
+  readonly #weights = new WeakMap<Shape, number>();
   #nodes = 0;
 
   constructor(readonly context: WalkContext) {}
@@ -81,32 +103,66 @@ class Walker {
     const base = innerBase(node, outerBase);
     let result = this.#ownShape(node, location, depth, base);
     // Ajv 8 applies the keywords beside a `$ref` in every draft, so they narrow its target.
-    if (typeof node.$ref === "string") result = intersect(result, this.#followRef(node.$ref, location, depth, base));
+    if (typeof node.$ref === "string") {
+      result = this.#meet(result, this.#followRef(node.$ref, location, depth, base), location, depth);
+    }
     if (Array.isArray(node.allOf)) {
       node.allOf.forEach((branch, index) => {
-        result = intersect(result, this.walk(branch, `${location}/allOf/${index}`, depth, base));
+        result = this.#meet(result, this.walk(branch, `${location}/allOf/${index}`, depth, base), location, depth);
       });
     } else if ("allOf" in node) this.#omit(location, depth, "allOf");
     for (const keyword of ["anyOf", "oneOf"] as const) {
-      if (keyword in node) result = intersect(result, this.#commonShape(node, keyword, location, depth, base));
+      if (keyword in node) {
+        result = this.#meet(result, this.#commonShape(node, keyword, location, depth, base), location, depth);
+      }
     }
     return result === false ? this.#nothing(location, depth) : result;
   }
 
+  /**
+   * The intersection of two parts of a node. Kept alternatives take what applies beside them into
+   * each of them. Where what that adds to them outweighs the two parts as written (a large shared
+   * object beside alternatives that only add `required`, say), they become their common shape.
+   */
+  #meet(a: Projected, b: Projected, location: string, depth: number): Projected {
+    const met = intersect(a, b);
+    if (met === false || met.anyOf === undefined || this.context.unions !== "any-of") return met;
+    const [weightA, weightB] = [weightOf(a, this.#weights), weightOf(b, this.#weights)];
+    const [unionA, unionB] = [a !== false && a.anyOf !== undefined, b !== false && b.anyOf !== undefined];
+    const alternatives = unionA && unionB ? Math.max(weightA, weightB) : unionA ? weightA : weightB;
+    if (weightOf(met, this.#weights) - alternatives <= weightA + weightB) return met;
+    this.#omit(location, depth, "alternatives reduced to common shape (what applies beside them would repeat in each)");
+    return intersect(commonShapeOf(a), commonShapeOf(b));
+  }
+
   #ownShape(node: SchemaObject, location: string, depth: number, base: string): Projected {
     const shape: Shape = { origin: location };
+    let mapRead = false;
     for (const [keyword, value] of Object.entries(node)) {
-      if (!keptKeywords.has(keyword) || !this.#keep(shape, keyword, value, location, depth, base)) {
+      if (keyword === "additionalProperties" || keyword === "patternProperties") {
+        // Both keywords make one rule for the other properties, read where the first of them stands.
+        if (!mapRead) this.#readMap(shape, node, location, depth, base);
+        mapRead = true;
+      } else if (!keptKeywords.has(keyword) || !this.#keep(shape, keyword, value, location, depth, base)) {
         this.#omit(location, depth, keyword);
       }
     }
     if ("const" in node) shape.enum = [structuredClone(node.const)];
     if (node.nullable === true && shape.types && !shape.types.includes("null")) shape.types = [...shape.types, "null"];
-    // A schema-valued `additionalProperties` is left open: only `false` sharpens the common shape.
-    if (node.additionalProperties === false && !("patternProperties" in node)) shape.additional = false;
     const items = this.#items(node, location, depth, base);
     if (items !== undefined) shape.items = items;
     return normalize(shape);
+  }
+
+  #readMap(shape: Shape, node: SchemaObject, location: string, depth: number, base: string): void {
+    const additional = mapValues(node, {
+      keep: this.context.maps,
+      location,
+      walk: (value, keyword) => this.walk(value, `${location}/${keyword}`, depth + 1, base),
+      unite: (values) => this.#union(location, values),
+      omit: (what) => this.#omit(location, depth, what),
+    });
+    if (additional !== undefined) shape.additional = additional;
   }
 
   /** Copies one kept keyword into the shape; false when its value is malformed (then it is listed). */
@@ -178,26 +234,66 @@ class Walker {
     return items;
   }
 
+  /**
+   * The target's projection, tagged with the target so that a writer can refer to it rather than
+   * repeat it. A projection that already stands for another definition (the target is only a
+   * `$ref` itself) keeps that tag.
+   */
   #followRef(ref: string, location: string, depth: number, base: string): Projected {
     const target = this.context.index.resolve(ref, base);
     if (!isSchemaObject(target.node)) return this.walk(target.node, target.location, depth, target.base);
+    if (this.context.references) return this.#definition(target.node, target.location, target.base, location, depth);
     const expansions = this.#expansions.get(target.node) ?? 0;
     if (expansions >= maxRefExpansions) {
-      this.#omit(location, depth, `recursive $ref left open after ${maxRefExpansions} expansions`);
+      // Listed by the writer, which does not reach this node when it refers to the definition instead.
       return openRecursion(target.node, location);
     }
     this.#expansions.set(target.node, expansions + 1);
+    let projected: Projected;
     try {
-      return this.walk(target.node, target.location, depth, target.base);
+      projected = this.walk(target.node, target.location, depth, target.base);
     } finally {
       this.#expansions.set(target.node, expansions);
     }
+    if (projected === false || projected.ref !== undefined) return projected;
+    return { ...projected, ref: { key: target.location, definition: projected } };
   }
 
   /**
-   * `anyOf`/`oneOf` as one node that accepts what any alternative accepts. Mixed alternatives
-   * (an object or a string, say) keep each type's structure side by side, which JSON Schema
-   * applies per type; `[T, null]` is simply a nullable T.
+   * A definition read once, for a writer that refers to it. A reference back into a definition
+   * still being read is a reference to it whose own content is open: it is written as a `$ref`,
+   * and only where keywords beside it must be merged into it is it left open (and listed).
+   */
+  #definition(node: SchemaObject, key: string, base: string, location: string, depth: number): Projected {
+    const known = this.#definitions.get(node);
+    if (known !== undefined) return known;
+    const reading = this.#reading.get(node);
+    if (reading !== undefined) {
+      return { origin: location, ref: reading, cut: "recursive $ref left open where keywords beside it apply" };
+    }
+    const tag: RefTag = { key, definition: { origin: key } };
+    this.#reading.set(node, tag);
+    let projected: Projected;
+    try {
+      projected = this.walk(node, key, depth, base);
+    } finally {
+      this.#reading.delete(node);
+    }
+    let tagged: Projected = projected;
+    if (projected !== false) {
+      // References read while this one was open share its tag, whose definition is only now known.
+      Object.assign(tag.definition, projected.ref?.definition ?? projected);
+      if (projected.ref === undefined) tagged = { ...projected, ref: tag };
+    }
+    this.#definitions.set(node, tagged);
+    return tagged;
+  }
+
+  /**
+   * `anyOf`/`oneOf`. Under `any-of`, several alternatives stay alternatives. Otherwise, and for
+   * `[T, null]` (simply a nullable T), one node accepts what any alternative accepts: mixed
+   * alternatives (an object or a string, say) keep each type's structure side by side, which
+   * JSON Schema applies per type.
    */
   #commonShape(
     node: SchemaObject,
@@ -214,9 +310,26 @@ class Walker {
     const projected = alternatives.map((alternative, index) =>
       this.walk(alternative, `${location}/${keyword}/${index}`, depth, base),
     );
-    const substantive = projected.filter((shape) => shape !== false && !isNullOnly(shape));
+    const substantive = projected.filter((shape): shape is Shape => shape !== false && !isNullOnly(shape));
+    const [only] = substantive;
+    if (substantive.length > 1 && this.context.unions === "any-of") {
+      if (keyword === "oneOf") {
+        this.#omit(location, depth, "oneOf kept as anyOf (that only one alternative matches is checked locally)");
+      }
+      return alternativesOf(location, projected);
+    }
     if (substantive.length > 1) this.#omit(location, depth, `${keyword} reduced to common shape`);
+    // A nullable reference stays a reference: merging null into it would write the definition in place.
+    if (substantive.length === 1 && this.context.references && (only?.ref !== undefined || only?.anyOf !== undefined)) {
+      return alternativesOf(location, projected);
+    }
     return projected.reduce<Projected>((common, shape) => unite(common, shape), false);
+  }
+
+  /** What any of `values` accepts: alternatives under `any-of`, else their common shape. */
+  #union(location: string, values: readonly Projected[]): Projected {
+    if (this.context.unions === "any-of") return alternativesOf(location, values);
+    return values.reduce<Projected>((common, shape) => unite(common, shape), false);
   }
 
   #nothing(location: string, depth: number): false {
@@ -234,27 +347,13 @@ class Walker {
  * `{}` for any instance the target could accept.
  */
 function openRecursion(target: SchemaObject, location: string): Shape {
+  const cut = `recursive $ref left open after ${maxRefExpansions} expansions`;
   const types = parseTypes(target.type);
-  if (types === undefined) return { origin: location };
+  if (types === undefined) return { origin: location, cut };
   if (target.nullable === true && !types.includes("null")) types.push("null");
-  return { origin: location, types };
-}
-
-function parseTypes(value: unknown): JsonType[] | undefined {
-  const list = typeof value === "string" ? [value] : value;
-  if (!Array.isArray(list) || list.length === 0) return undefined;
-  if (!list.every(isJsonType)) return undefined;
-  return [...new Set(list)];
-}
-
-function isJsonType(value: unknown): value is JsonType {
-  return typeof value === "string" && jsonTypeNames.has(value);
+  return { origin: location, types, cut };
 }
 
 function isNullOnly(shape: Shape): boolean {
   return shape.types?.length === 1 && shape.types[0] === "null";
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }

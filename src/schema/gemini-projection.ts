@@ -1,9 +1,10 @@
 import { LRUCache } from "lru-cache";
 import { canonicalJson } from "../json/canonical-json.js";
+import { renderJsonSchema } from "./gemini-projection-json-schema.js";
 import { Omissions } from "./gemini-projection-omissions.js";
 import { outerShape } from "./gemini-projection-outer.js";
 import { indexSchema } from "./gemini-projection-refs.js";
-import { renderJsonSchema, renderOpenApiSchema } from "./gemini-projection-render.js";
+import { renderOpenApiSchema } from "./gemini-projection-render.js";
 import { walkSchema } from "./gemini-projection-walk.js";
 import { refusalError } from "./schema-refusals.js";
 
@@ -16,6 +17,13 @@ import { refusalError } from "./schema-refusals.js";
 /** `nested` keeps the structure at every depth, `outer` the top level only, `none` passes through. */
 export type ProjectionMode = "nested" | "outer" | "none";
 export type ProjectionField = "responseJsonSchema" | "responseSchema";
+/**
+ * How `nested` writes an `anyOf`/`oneOf` of several alternatives for `responseJsonSchema`:
+ * `any_of` keeps them (Gemini enforces `anyOf`, and reads `oneOf` as `anyOf`); `common_shape`
+ * writes one node that accepts what any of them accepts (the investigation contracts' form).
+ * `outer` and `responseSchema` always write the common shape.
+ */
+export type UnionsProjection = "any_of" | "common_shape";
 
 export interface Projection {
   /** The schema to send in generationConfig[field]. */
@@ -27,11 +35,16 @@ export interface Projection {
 export interface ProjectionOptions {
   /** The request field named in a 400 for a schema the gateway cannot take. */
   param?: string;
+  /** Default `any_of`. */
+  unions?: UnionsProjection;
 }
 
 /**
- * Projects a full JSON Schema (draft-07 or 2020-12) for Gemini's `field`. Pure: the input is
- * never mutated and the output shares no objects with it, except in mode `none`. Throws
+ * Projects a full JSON Schema (draft-07 or 2020-12) for Gemini's `field`. For `responseJsonSchema`,
+ * `nested` keeps references to definitions where they keep the schema small, maps as
+ * `additionalProperties` and, unless `unions` says otherwise, alternatives as `anyOf`; for
+ * `responseSchema`, which takes none of these, it writes everything in place and cuts cycles.
+ * Pure: the input is never mutated and the output shares no objects with it, except in mode `none`. Throws
  * `INVALID_REQUEST` for an external or dangling `$ref`, a non-schema where a schema belongs,
  * or a schema too large to project.
  */
@@ -43,12 +56,13 @@ export function projectForGemini(
 ): Projection {
   if (mode === "none") return { schema, omitted: [] };
   const param = options.param ?? "response_schema";
-  const key = `${mode} ${field} ${param} ${canonicalJson(schema)}`;
+  const unions = options.unions ?? "any_of";
+  const key = `${mode} ${field} ${unions} ${param} ${canonicalJson(schema)}`;
   const cached = projections.get(key);
   if (cached !== undefined) return cached;
   let projection: Projection;
   try {
-    projection = project(schema, mode, field, param);
+    projection = project(schema, mode, field, param, unions);
   } catch (error) {
     // The walks recurse over the schema: one that exhausts the stack is refused, not a 500.
     if (error instanceof RangeError) throw refusalError("too-complex", param);
@@ -68,11 +82,26 @@ const projections = new LRUCache<string, Projection>({
     key.length + 4 * JSON.stringify(projection.schema).length + projection.omitted.join("").length,
 });
 
-function project(schema: unknown, mode: Exclude<ProjectionMode, "none">, field: ProjectionField, param: string) {
+function project(
+  schema: unknown,
+  mode: Exclude<ProjectionMode, "none">,
+  field: ProjectionField,
+  param: string,
+  unions: UnionsProjection,
+): Projection {
   const omissions = new Omissions(mode === "outer" ? 1 : Number.POSITIVE_INFINITY);
-  const walked = walkSchema(schema, { index: indexSchema(schema, param), omissions, param });
+  const jsonSchema = field === "responseJsonSchema";
+  const walked = walkSchema(schema, {
+    index: indexSchema(schema, param),
+    omissions,
+    param,
+    unions: jsonSchema && mode === "nested" && unions === "any_of" ? "any-of" : "common-shape",
+    maps: jsonSchema,
+    references: jsonSchema && mode === "nested",
+  });
   const projected = mode === "outer" ? outerShape(walked, omissions) : walked;
-  const rendered =
-    field === "responseSchema" ? renderOpenApiSchema(projected, omissions) : renderJsonSchema(projected, omissions);
+  const rendered = jsonSchema
+    ? renderJsonSchema(projected, omissions, mode === "nested")
+    : renderOpenApiSchema(projected, omissions);
   return { schema: rendered, omitted: omissions.list() };
 }

@@ -1,7 +1,7 @@
 import { type GatewayError, invalidRequest } from "../errors/gateway-error.js";
 
 /** Why the gateway cannot take a response schema. */
-export type SchemaRefusal = "invalid" | "cycle" | "too-complex" | "not-precompiled";
+export type SchemaRefusal = "invalid" | "cycle" | "too-complex";
 
 // Fixed texts: a schema is the client's content, and none of it belongs in an error.
 const messages: Record<SchemaRefusal, string> = {
@@ -10,8 +10,6 @@ const messages: Record<SchemaRefusal, string> = {
     "The response schema cannot be used: it refers to itself through allOf, anyOf, oneOf, not, if/then/else or $ref " +
     "alone, without moving into a part of the answer, so no answer could ever be checked against it.",
   "too-complex": "The response schema cannot be used: it nests too deeply or is too complex to compile.",
-  "not-precompiled":
-    "This deployment validates only the named schemas compiled into it; send one of them, or name it with x-promptgate-schema.",
 };
 
 /** The 400 INVALID_REQUEST a refused response schema gets, before anything is sent. */

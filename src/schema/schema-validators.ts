@@ -1,14 +1,8 @@
 import { LRUCache } from "lru-cache";
 import { canonicalJson } from "../json/canonical-json.js";
 import { compactJson } from "../json/compact-json.js";
-import {
-  type AjvInstance,
-  type CompiledValidator,
-  compileResponseSchema,
-  createAjv,
-  type PrecompiledValidator,
-  removeSchema,
-} from "./compile-schema.js";
+import type { CompiledValidator, PrecompiledValidator, SchemaCompiling } from "./compiled-validator.js";
+import { interpretedSchemaCompiling } from "./interpret-schema.js";
 import { refusalError, type SchemaRefusal } from "./schema-refusals.js";
 
 /** Compiles a response schema away from the thread that serves requests (on Node, in a worker thread). */
@@ -22,8 +16,11 @@ export interface SchemaValidatorOptions {
   maxBytes?: number;
   /** Validators compiled at build time, consulted first. */
   precompiled?: readonly PrecompiledValidator[];
-  /** False where code cannot be generated during a request (Workers): other schemas get a 400. */
-  compileOthers?: boolean;
+  /**
+   * How a schema is compiled in place: Ajv's code generation on Node (ajvSchemaCompiling), interpretation where code
+   * cannot be generated during a request (Workers; the default, as it runs everywhere).
+   */
+  compiling?: SchemaCompiling;
   /** What `prepare` compiles with; without one, a schema compiles where `validatorFor` first asks for it. */
   compiler?: SchemaCompiler;
 }
@@ -45,17 +42,11 @@ type Entry =
   | { validator: CompiledValidator; bytes: number; release?: () => void }
   | { refusal: SchemaRefusal; bytes: number };
 
-/**
- * Bytes a compiled validator holds per code point of its schema. Measured: ~20 on the V8 heap and 60–200 of
- * RSS (generated code, Ajv's records of the schema); 300 distinct 130k schemas once grew RSS by 2.4 GB.
- */
-export const bytesPerSchemaChar = 64;
-
 /** The default bound of the validator caches: a dozen schemas at the default size cap, hundreds of usual ones. */
 export const defaultValidatorBytes = 128 * 2 ** 20;
 
 export function createSchemaValidators(options: SchemaValidatorOptions = {}): SchemaValidators {
-  const { maxBytes = defaultValidatorBytes, compileOthers = true, compiler } = options;
+  const { maxBytes = defaultValidatorBytes, compiling = interpretedSchemaCompiling(), compiler } = options;
   const precompiled = new Map(options.precompiled?.map(({ key, validator }) => [key, validator]));
   const entries = new LRUCache<string, Entry>({
     maxSize: maxBytes,
@@ -70,15 +61,7 @@ export function createSchemaValidators(options: SchemaValidatorOptions = {}): Sc
     maxSize: Math.max(1, Math.floor(maxBytes / 4)),
     sizeCalculation: (key, text) => Math.max(1, text.length + key.length),
   });
-  const compiling = new Map<string, Promise<void>>();
-  // Ajv instances shared by schemas without identifiers: a new instance costs ~20 ms (meta-schemas), a compile ~1 ms.
-  const ajvInstances = new Map<string, AjvInstance>();
-  const sharedAjv = (dialect: Parameters<typeof createAjv>[0], discriminator: boolean) => {
-    const name = `${dialect}:${discriminator}`;
-    const ajv = ajvInstances.get(name) ?? createAjv(dialect, discriminator);
-    ajvInstances.set(name, ajv);
-    return ajv;
-  };
+  const pending = new Map<string, Promise<void>>();
 
   const keyOf = (schema: unknown): string => {
     const text = compactJson(schema);
@@ -91,15 +74,14 @@ export function createSchemaValidators(options: SchemaValidatorOptions = {}): Sc
   };
   const store = (key: string, entry: Entry): void => {
     entries.set(key, entry);
-    // One larger than the whole bound is used once and not kept; Ajv must not keep it either.
+    // One larger than the whole bound is used once and not kept; what holds it (Ajv) must not keep it either.
     if (!entries.has(key) && "release" in entry) entry.release?.();
   };
   const compileHere = (schema: unknown, key: string): Entry => {
-    // A schema with identifiers gets an Ajv of its own: two clients' schemas may share an `$id`.
-    const outcome = compileResponseSchema(schema, key.includes('"$id"') ? createAjv : sharedAjv);
+    const outcome = compiling.compile(schema, key);
     if ("refusal" in outcome) return { refusal: outcome.refusal, bytes: key.length };
-    const { validator, ajv } = outcome;
-    return { validator, bytes: key.length * bytesPerSchemaChar, release: () => removeSchema(ajv, validator.schema) };
+    const { validator, release } = outcome;
+    return { validator, bytes: key.length * compiling.bytesPerSchemaChar, ...(release && { release }) };
   };
 
   return {
@@ -109,7 +91,6 @@ export function createSchemaValidators(options: SchemaValidatorOptions = {}): Sc
       if (ahead !== undefined) return ahead;
       let entry = entries.get(key);
       if (entry === undefined) {
-        if (!compileOthers) throw refusalError("not-precompiled");
         entry = compileHere(schema, key);
         store(key, entry);
       }
@@ -117,26 +98,26 @@ export function createSchemaValidators(options: SchemaValidatorOptions = {}): Sc
       return entry.validator;
     },
     async prepare(schema) {
-      if (compiler === undefined || !compileOthers) return;
+      if (compiler === undefined) return;
       const key = keyOf(schema);
       if (precompiled.has(key) || entries.has(key)) return;
-      let pending = compiling.get(key);
-      if (pending === undefined) {
-        pending = compiler.compile(schema).then(
-          (compiled) =>
+      let compiled = pending.get(key);
+      if (compiled === undefined) {
+        compiled = compiler.compile(schema).then(
+          (outcome) =>
             store(
               key,
-              "refusal" in compiled
-                ? { refusal: compiled.refusal, bytes: key.length }
-                : { validator: compiled, bytes: key.length * bytesPerSchemaChar },
+              "refusal" in outcome
+                ? { refusal: outcome.refusal, bytes: key.length }
+                : { validator: outcome, bytes: key.length * compiling.bytesPerSchemaChar },
             ),
           // A compiler that broke leaves the schema to `validatorFor`, which compiles it in place.
           () => undefined,
         );
-        compiling.set(key, pending);
-        void pending.finally(() => compiling.delete(key));
+        pending.set(key, compiled);
+        void compiled.finally(() => pending.delete(key));
       }
-      await pending;
+      await compiled;
     },
     heldBytes: () => entries.calculatedSize,
   };

@@ -15,14 +15,23 @@ import { compactJsonCodePoints } from "../../src/window/code-points.js";
 
 const run = promisify(execFile);
 
+const shippedPolicies = await readPolicyFiles("policies");
+/** investigation.bounded writing the schema for `responseSchema`, where every `$ref` is inlined. */
+const inlinedPolicy = {
+  path: "policies/investigation.inlined.toml",
+  text: shippedPolicies
+    .find(({ path }) => path.endsWith("investigation.bounded.toml"))!
+    .text.replace('name = "investigation.bounded"', 'name = "investigation.inlined"')
+    .replace('schema_field = "responseJsonSchema"', 'schema_field = "responseSchema"'),
+};
 const policies = await loadPolicies(
-  await readPolicyFiles("policies"),
+  [...shippedPolicies, inlinedPolicy],
   JSON.parse(readFileSync("schemas/policy.schema.json", "utf8")),
 );
 
 /**
  * A schema whose one definition is referenced ten times: compact it is about 2,200
- * characters, but Gemini's nested projection inlines every reference, about 18,500.
+ * characters, but written for `responseSchema`, every reference inlined, about 18,500.
  */
 const fanout = {
   type: "object",
@@ -129,7 +138,12 @@ describe("promptgate replay: the window checks", () => {
 
   it("rejects in the provider check a Gemini call whose named schema projects larger than the limit allows", async () => {
     const body = geminiBody(text(2_000));
-    const request = await replayOne({ surface: "gemini", route: routes.gemini, body, schema: "fanout" });
+    const stored = { surface: "gemini", route: routes.gemini, body, schema: "fanout" };
+    // For responseJsonSchema the references stay: the projection is no larger than the schema.
+    const kept = await replayOne(stored);
+    expect(kept.provider_prompt_size!.schema_chars).toBeLessThanOrEqual(kept.prompt_size!.schema_chars);
+    expect(kept).toMatchObject({ passes: true });
+    const request = await replayOne(stored, "investigation.inlined");
     const preflight = request.prompt_size!;
     const provider = request.provider_prompt_size!;
     // The client's body alone is far inside the window, and so is the preflight with the full schema…

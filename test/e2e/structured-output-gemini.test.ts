@@ -1,4 +1,7 @@
 import { readFileSync } from "node:fs";
+import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ApiError, type GenerateContentResponse, GoogleGenAI, Type } from "@google/genai";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -24,8 +27,22 @@ const v22 = JSON.parse(
 /** A string that stands for answer content: no error body or header may ever carry it. */
 const secret = "SECRET-ANSWER-5c1e";
 
+/** The shipped policies and `investigation.inlined`: investigation.bounded writing for `responseSchema`. */
+async function policiesWithInlined(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), "promptgate-policies-"));
+  await cp("policies", folder, { recursive: true });
+  const bounded = await readFile(join(folder, "investigation.bounded.toml"), "utf8");
+  await writeFile(
+    join(folder, "investigation.inlined.toml"),
+    bounded
+      .replace('name = "investigation.bounded"', 'name = "investigation.inlined"')
+      .replace('schema_field = "responseJsonSchema"', 'schema_field = "responseSchema"'),
+  );
+  return folder;
+}
+
 beforeAll(async () => {
-  harness = await startGatewayUnderTest();
+  harness = await startGatewayUnderTest({ PROMPTGATE_POLICIES: await policiesWithInlined() });
 });
 afterAll(() => harness.close());
 beforeEach(() => {
@@ -51,6 +68,7 @@ function clientFor(prefix: string, headers: Record<string, string> = {}): Google
 }
 
 const bounded = () => clientFor("/policies/investigation.bounded");
+const inlined = () => clientFor("/policies/investigation.inlined");
 
 const { validAnswer, answerWithStringFinding } = investigationAnswers(secret);
 
@@ -227,7 +245,8 @@ describe("Gemini's schema projection through @google/genai", () => {
   });
 
   it("measures the provider check on the projection Gemini receives, which an inlined $ref can make larger", async () => {
-    // One definition used twenty times: small as written, large once every $ref is inlined.
+    // One definition used twenty times: small as written, large once every $ref is inlined
+    // for responseSchema (responseJsonSchema keeps the references, and the size).
     const note = { type: "object", description: "n".repeat(850), properties: { text: { type: "string" } } };
     const schema = {
       type: "object",
@@ -237,20 +256,26 @@ describe("Gemini's schema projection through @google/genai", () => {
       ),
     };
     const fullChars = JSON.stringify(schema).length;
-    upstreamAnswers(geminiResponse("{}"));
-    await bounded().models.generateContent({
+    const request = {
       model: "gemini-test",
       contents: "hi",
       config: { responseMimeType: "application/json", responseJsonSchema: schema },
-    });
-    const projectedChars = JSON.stringify(upstreamBody().generationConfig.responseJsonSchema).length;
+    };
+    upstreamAnswers(geminiResponse("{}"));
+    await bounded().models.generateContent(request);
+    expect(JSON.stringify(upstreamBody().generationConfig.responseJsonSchema).length).toBeLessThanOrEqual(fullChars);
+
+    harness.upstream.received.length = 0;
+    upstreamAnswers(geminiResponse("{}"));
+    await inlined().models.generateContent(request);
+    const projectedChars = JSON.stringify(upstreamBody().generationConfig.responseSchema).length;
     expect(projectedChars).toBeGreaterThan(fullChars + 1_500);
     expect(projectedChars).toBeLessThan(20_000);
 
     harness.upstream.received.length = 0;
     const messageChars = 20_000 - projectedChars + 1;
     const { body } = await apiErrorOf(
-      bounded().models.generateContent({
+      inlined().models.generateContent({
         model: "gemini-test",
         contents: "x".repeat(messageChars),
         config: { responseMimeType: "application/json", responseJsonSchema: schema },

@@ -67,7 +67,7 @@ describe("loadPolicies with the shipped files", () => {
         unknown_fields: "reject",
         max_media_parts: 0,
       },
-      gemini: { projection: "nested", schema_field: "responseJsonSchema" },
+      gemini: { projection: "nested", schema_field: "responseJsonSchema", unions: "common_shape" },
       validation: { enabled: true, on_invalid: "error" },
       repair: [
         {

@@ -4,8 +4,14 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { generateSync, type JsonSchema } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
-import { type ProjectionField, type ProjectionMode, projectForGemini } from "../../src/schema/gemini-projection.js";
+import {
+  type ProjectionField,
+  type ProjectionMode,
+  projectForGemini,
+  type UnionsProjection,
+} from "../../src/schema/gemini-projection.js";
 import { openApiToJsonSchema } from "../../src/schema/openapi-to-json-schema.js";
+import { closedObjects } from "../support/closed-objects.js";
 
 /** Tool alternatives told apart by `action`, as an agent's next step is. */
 const toolDefs = {
@@ -274,40 +280,23 @@ function validInstances(name: string, schema: JsonSchema): unknown[] {
   return valid;
 }
 
-const projections: ReadonlyArray<[ProjectionMode, ProjectionField]> = [
-  ["nested", "responseJsonSchema"],
-  ["outer", "responseJsonSchema"],
-  ["nested", "responseSchema"],
-  ["outer", "responseSchema"],
+const projections: ReadonlyArray<[ProjectionMode, ProjectionField, UnionsProjection]> = [
+  ["nested", "responseJsonSchema", "any_of"],
+  ["nested", "responseJsonSchema", "common_shape"],
+  ["outer", "responseJsonSchema", "any_of"],
+  ["nested", "responseSchema", "any_of"],
+  ["outer", "responseSchema", "any_of"],
 ];
 
 /** The projection as JSON Schema: a responseSchema goes back through openApiToJsonSchema. */
-function projectionAsJsonSchema(schema: JsonSchema, mode: ProjectionMode, field: ProjectionField): unknown {
-  const projected = projectForGemini(schema, mode, field).schema;
+function projectionAsJsonSchema(
+  schema: JsonSchema,
+  mode: ProjectionMode,
+  field: ProjectionField,
+  unions: UnionsProjection,
+): unknown {
+  const projected = projectForGemini(schema, mode, field, { unions }).schema;
   return field === "responseSchema" ? openApiToJsonSchema(projected) : projected;
-}
-
-/**
- * The projection as Gemini's constrained decoding reads it: an object with listed properties
- * gets no other property. A projection that lost a property fails here, not in plain JSON Schema.
- */
-function closedObjects(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closedObjects);
-  if (typeof schema !== "object" || schema === null) return schema;
-  const closed: Record<string, unknown> = {};
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === "properties" && typeof value === "object" && value !== null) {
-      closed.properties = Object.fromEntries(
-        Object.entries(value).map(([name, child]) => [name, closedObjects(child)]),
-      );
-    } else if (keyword === "items" || keyword === "anyOf") {
-      closed[keyword] = closedObjects(value);
-    } else {
-      closed[keyword] = value;
-    }
-  }
-  if ("properties" in closed) closed.additionalProperties = false;
-  return closed;
 }
 
 describe.each(Object.entries(realistic))("the projections of %s", (name, schema) => {
@@ -315,17 +304,23 @@ describe.each(Object.entries(realistic))("the projections of %s", (name, schema)
     expect(validInstances(name, schema).length).toBeGreaterThanOrEqual(40);
   });
 
-  it.each(projections)("accept every instance the full schema accepts, in mode %s for %s", (mode, field) => {
-    const validate = projectionValidator(projectionAsJsonSchema(schema, mode, field));
-    const rejected = validInstances(name, schema).filter((instance) => !validate(instance));
-    expect(rejected).toEqual([]);
-  });
+  it.each(projections)(
+    "accept every instance the full schema accepts, in mode %s for %s (unions %s)",
+    (mode, field, unions) => {
+      const validate = projectionValidator(projectionAsJsonSchema(schema, mode, field, unions));
+      const rejected = validInstances(name, schema).filter((instance) => !validate(instance));
+      expect(rejected).toEqual([]);
+    },
+  );
 
-  it.each(projections)("let Gemini emit every property of those instances, in mode %s for %s", (mode, field) => {
-    const validate = projectionValidator(closedObjects(projectionAsJsonSchema(schema, mode, field)));
-    const rejected = validInstances(name, schema).filter((instance) => !validate(instance));
-    expect(rejected).toEqual([]);
-  });
+  it.each(projections)(
+    "let Gemini emit every property of those instances, in mode %s for %s (unions %s)",
+    (mode, field, unions) => {
+      const validate = projectionValidator(closedObjects(projectionAsJsonSchema(schema, mode, field, unions)));
+      const rejected = validInstances(name, schema).filter((instance) => !validate(instance));
+      expect(rejected).toEqual([]);
+    },
+  );
 });
 
 describe("the nested projection of realistic schemas", () => {
@@ -347,8 +342,9 @@ describe("the nested projection of realistic schemas", () => {
     return current;
   }
 
-  it("keeps the nested object structure of each tool alternative, with merged enums", () => {
-    const projected = projectForGemini(toolActions, "nested", "responseJsonSchema").schema as Node;
+  it("keeps the nested object structure of each tool alternative, with merged enums, as their common shape", () => {
+    const projected = projectForGemini(toolActions, "nested", "responseJsonSchema", { unions: "common_shape" })
+      .schema as Node;
     expect(at(projected, "next", "arguments", "kind")).toEqual({
       type: "string",
       enum: ["files", "symbols", "file", "final"],
@@ -365,6 +361,23 @@ describe("the nested projection of realistic schemas", () => {
     expect(at(projected, "next", "arguments", "lines")).toEqual({ type: "array", items: { type: "integer" } });
     expect(at(projected, "next").required).toEqual(["action", "arguments"]);
     expect(at(projected, "next", "arguments").required).toEqual(["kind"]);
+  });
+
+  it("keeps each tool alternative with its own arguments as anyOf by default", () => {
+    const projected = projectForGemini(toolActions, "nested", "responseJsonSchema").schema as Node & {
+      properties: { next: { anyOf: Node[] } };
+    };
+    const alternatives = projected.properties.next.anyOf;
+    expect(alternatives.map((alternative) => at(alternative, "action"))).toEqual([
+      { type: "string", enum: ["tool/project.query"] },
+      { type: "string", enum: ["tool/file.read"] },
+      { type: "string", enum: ["finish"] },
+    ]);
+    expect(alternatives.map((alternative) => at(alternative, "arguments").required)).toEqual([
+      ["kind", "text"],
+      ["kind", "path"],
+      ["kind", "answer"],
+    ]);
   });
 
   it.each([

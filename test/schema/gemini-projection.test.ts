@@ -11,6 +11,11 @@ function outer(schema: unknown, field: ProjectionField = "responseJsonSchema") {
   return projectForGemini(schema, "outer", field);
 }
 
+/** Nested, with alternatives reduced to their common shape (investigation.bounded's setting). */
+function common(schema: unknown, field: ProjectionField = "responseJsonSchema") {
+  return projectForGemini(schema, "nested", field, { unions: "common_shape" });
+}
+
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null) {
     for (const item of Object.values(value)) deepFreeze(item);
@@ -164,7 +169,7 @@ describe("projectForGemini leaves out what stays with local validation", () => {
       "/: $schema",
       "/: $id",
       "/: additionalProperties",
-      "/: patternProperties",
+      "/: patternProperties (key patterns; their values are admitted for any key)",
       "/: dependentRequired",
       "/properties/score: minimum",
       "/properties/score: maximum",
@@ -363,9 +368,9 @@ const toolAction = {
   ],
 };
 
-describe("projectForGemini with oneOf and anyOf", () => {
+describe("projectForGemini with oneOf and anyOf reduced to their common shape", () => {
   it("reduces object alternatives to their common shape: union of properties, intersection of required", () => {
-    expect(nested(toolAction).schema).toEqual({
+    expect(common(toolAction).schema).toEqual({
       type: "object",
       description: "The next step.",
       properties: {
@@ -386,7 +391,7 @@ describe("projectForGemini with oneOf and anyOf", () => {
   });
 
   it("writes the common shape of object alternatives for responseSchema too", () => {
-    const schema = nested(toolAction, "responseSchema").schema as {
+    const schema = common(toolAction, "responseSchema").schema as {
       properties: { arguments: { properties: { kind: unknown } } };
     };
     expect(schema.properties.arguments.properties.kind).toEqual({
@@ -396,7 +401,7 @@ describe("projectForGemini with oneOf and anyOf", () => {
   });
 
   it("lists the reduction under the pointer of the oneOf node", () => {
-    expect(nested({ type: "object", properties: { next: toolAction } }).omitted).toEqual([
+    expect(common({ type: "object", properties: { next: toolAction } }).omitted).toEqual([
       "/properties/next/oneOf/0: additionalProperties",
       "/properties/next/oneOf/0/properties/arguments: additionalProperties",
       "/properties/next/oneOf/1: additionalProperties",
@@ -412,7 +417,7 @@ describe("projectForGemini with oneOf and anyOf", () => {
         { type: "object", properties: { b: { type: "string" } } },
       ],
     };
-    expect(nested(schema).schema).toEqual({ type: "object", properties: { a: {}, b: {} } });
+    expect(common(schema).schema).toEqual({ type: "object", properties: { a: {}, b: {} } });
   });
 
   it("gives a property with different types in different alternatives all of them", () => {
@@ -422,8 +427,8 @@ describe("projectForGemini with oneOf and anyOf", () => {
         { type: "object", additionalProperties: false, properties: { v: { type: "integer" } } },
       ],
     };
-    expect(nested(schema).schema).toEqual({ type: "object", properties: { v: { type: ["string", "integer"] } } });
-    expect(nested(schema, "responseSchema").schema).toEqual({
+    expect(common(schema).schema).toEqual({ type: "object", properties: { v: { type: ["string", "integer"] } } });
+    expect(common(schema, "responseSchema").schema).toEqual({
       type: "OBJECT",
       properties: { v: { anyOf: [{ type: "STRING" }, { type: "INTEGER" }] } },
     });
@@ -436,12 +441,12 @@ describe("projectForGemini with oneOf and anyOf", () => {
         { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
       ],
     };
-    expect(nested(schema).schema).toEqual({
+    expect(common(schema).schema).toEqual({
       type: ["string", "object"],
       properties: { id: { type: "string" } },
       required: ["id"],
     });
-    expect(nested(schema, "responseSchema").schema).toEqual({
+    expect(common(schema, "responseSchema").schema).toEqual({
       anyOf: [{ type: "STRING" }, { type: "OBJECT", properties: { id: { type: "STRING" } }, required: ["id"] }],
     });
   });
@@ -453,19 +458,275 @@ describe("projectForGemini with oneOf and anyOf", () => {
       required: ["id"],
       oneOf: [{ required: ["a"] }, { required: ["a", "b"] }],
     };
-    expect(nested(schema).schema).toEqual({ type: "object", properties: { id: { type: "string" } }, required: ["id"] });
+    expect(common(schema).schema).toEqual({ type: "object", properties: { id: { type: "string" } }, required: ["id"] });
   });
 
   it("reduces positional items to one item shape that accepts each of them", () => {
     const schema = { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false };
-    const projection = nested(schema);
+    const projection = common(schema);
     expect(projection.schema).toEqual({ type: "array", items: { type: ["string", "integer"] } });
     expect(projection.omitted).toEqual(["/: prefixItems"]);
   });
 
   it("leaves items open when positional items may be followed by anything", () => {
     const schema = { $schema: "http://json-schema.org/draft-07/schema#", type: "array", items: [{ type: "string" }] };
-    expect(nested(schema).schema).toEqual({ type: "array" });
+    expect(common(schema).schema).toEqual({ type: "array" });
+  });
+});
+
+describe("projectForGemini keeps alternatives as anyOf for responseJsonSchema", () => {
+  it("writes each tool alternative with its own structure, and the node's description once", () => {
+    expect(nested(toolAction).schema).toEqual({
+      description: "The next step.",
+      anyOf: [
+        {
+          type: "object",
+          properties: {
+            action: { type: "string", enum: ["tool/project.query"] },
+            arguments: {
+              type: "object",
+              properties: { kind: { type: "string", enum: ["files", "symbols"] }, query: { type: "string" } },
+              required: ["kind", "query"],
+            },
+          },
+          required: ["action", "arguments"],
+        },
+        {
+          type: "object",
+          properties: {
+            action: { type: "string", enum: ["finish"] },
+            arguments: {
+              type: "object",
+              properties: { kind: { type: "string", enum: ["final"] }, limit: { type: "integer" } },
+              required: ["kind"],
+            },
+            reason: { type: "string" },
+          },
+          required: ["action"],
+        },
+      ],
+    });
+  });
+
+  it("lists a oneOf as kept as anyOf, since that only one alternative matches is checked locally", () => {
+    expect(nested({ type: "object", properties: { next: toolAction } }).omitted).toContain(
+      "/properties/next: oneOf kept as anyOf (that only one alternative matches is checked locally)",
+    );
+    expect(nested({ anyOf: [{ type: "string" }, { type: "integer" }] }).omitted).toEqual([]);
+  });
+
+  it("keeps an enum that belongs to one alternative only", () => {
+    const schema = {
+      anyOf: [
+        { type: "string", enum: ["none"] },
+        { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      ],
+    };
+    expect(nested(schema).schema).toEqual({
+      anyOf: [
+        { type: "string", enum: ["none"] },
+        { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      ],
+    });
+  });
+
+  it("still writes an alternative and null as a nullable type", () => {
+    expect(nested({ anyOf: [{ type: "integer" }, { type: "null" }] }).schema).toEqual({ type: ["integer", "null"] });
+  });
+
+  it("applies the keywords beside the alternatives to each of them", () => {
+    const schema = {
+      type: "object",
+      properties: { id: { type: "string" } },
+      required: ["id"],
+      anyOf: [{ properties: { a: { type: "string" } } }, { properties: { b: { type: "integer" } }, required: ["b"] }],
+    };
+    expect(nested(schema).schema).toEqual({
+      anyOf: [
+        { type: "object", properties: { id: { type: "string" }, a: { type: "string" } }, required: ["id"] },
+        { type: "object", properties: { id: { type: "string" }, b: { type: "integer" } }, required: ["id", "b"] },
+      ],
+    });
+  });
+
+  it("reduces alternatives to their common shape where the keywords beside them would repeat in each, and lists it", () => {
+    const names = ["name", "email", "phone", "street", "city", "postal_code", "country", "notes"];
+    const schema = {
+      type: "object",
+      properties: Object.fromEntries(names.map((name) => [name, { type: "string" }])),
+      anyOf: [{ required: ["email"] }, { required: ["phone"] }],
+    };
+    const projection = nested(schema);
+    expect(projection.schema).toEqual({ type: "object", properties: schema.properties });
+    expect(projection.omitted).toEqual([
+      "/: alternatives reduced to common shape (what applies beside them would repeat in each)",
+    ]);
+  });
+
+  it("keeps references in a oneOf whose neighbouring keywords their definitions already imply", () => {
+    const pet = (kind: string, extra: string) => ({
+      type: "object",
+      properties: {
+        kind: { const: kind },
+        [extra]: { type: "string", description: `The ${extra} as the owner says.` },
+      },
+      required: ["kind", extra],
+    });
+    const schema = {
+      type: "object",
+      properties: {
+        pets: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: { kind: { type: "string", enum: ["cat", "dog"] } },
+            required: ["kind"],
+            oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }],
+          },
+        },
+        favourite: { oneOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }] },
+      },
+      $defs: { Cat: pet("cat", "colour"), Dog: pet("dog", "breed") },
+    };
+    const projected = nested(schema).schema as Record<string, unknown>;
+    const alternatives = { anyOf: [{ $ref: "#/$defs/Cat" }, { $ref: "#/$defs/Dog" }] };
+    expect(projected.properties).toEqual({ pets: { type: "array", items: alternatives }, favourite: alternatives });
+    expect(Object.keys(projected.$defs as object)).toEqual(["Cat", "Dog"]);
+  });
+
+  it("writes alternatives that differ only in what the projection leaves out once", () => {
+    const schema = {
+      anyOf: [
+        { type: "string", minLength: 1 },
+        { type: "string", pattern: "^x" },
+      ],
+    };
+    expect(nested(schema).schema).toEqual({ type: "string" });
+  });
+
+  it("leaves out an alternative that matches nothing", () => {
+    const projection = nested({ anyOf: [{ type: "string" }, false, { type: "integer" }] });
+    expect(projection.schema).toEqual({ anyOf: [{ type: "string" }, { type: "integer" }] });
+    expect(projection.omitted).toEqual(["/anyOf/1: matches no instance"]);
+  });
+
+  it("reduces the alternatives to their common shape with unions common_shape, for outer and for responseSchema", () => {
+    const reduced = common(toolAction).schema;
+    expect(reduced).toMatchObject({
+      type: "object",
+      properties: { action: { enum: ["tool/project.query", "finish"] } },
+    });
+    expect(outer(toolAction).schema).toMatchObject({ type: "object", properties: { action: { type: "string" } } });
+    expect(nested(toolAction, "responseSchema").schema).toEqual(common(toolAction, "responseSchema").schema);
+    expect(JSON.stringify(nested(toolAction, "responseSchema").schema)).not.toContain("anyOf");
+  });
+});
+
+describe("projectForGemini keeps maps as maps for responseJsonSchema", () => {
+  it("writes a schema-valued additionalProperties as additionalProperties with the projected value schema", () => {
+    const projection = nested({ type: "object", additionalProperties: { type: "integer", minimum: 0 } });
+    expect(projection.schema).toEqual({ type: "object", additionalProperties: { type: "integer" } });
+    expect(projection.omitted).toEqual(["/additionalProperties: minimum"]);
+  });
+
+  it("keeps the declared properties beside the map", () => {
+    const schema = {
+      type: "object",
+      properties: { total: { type: "number" } },
+      additionalProperties: { type: "string" },
+    };
+    expect(nested(schema).schema).toEqual(schema);
+  });
+
+  it("admits the keys of patternProperties with the union of their values and of additionalProperties", () => {
+    const schema = {
+      type: "object",
+      properties: { name: { type: "string" } },
+      patternProperties: { "^x-": { type: "string" }, "^n-": { type: "number" } },
+      additionalProperties: { type: "boolean" },
+    };
+    const projection = nested(schema);
+    expect(projection.schema).toEqual({
+      type: "object",
+      properties: { name: { type: "string" } },
+      additionalProperties: { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }] },
+    });
+    expect(projection.omitted).toEqual(["/: patternProperties (key patterns; their values are admitted for any key)"]);
+  });
+
+  it("admits only the pattern values when additionalProperties is false, and lists both", () => {
+    const schema = { type: "object", patternProperties: { "^x-": { type: "string" } }, additionalProperties: false };
+    const projection = nested(schema);
+    expect(projection.schema).toEqual({ type: "object", additionalProperties: { type: "string" } });
+    expect(projection.omitted).toEqual([
+      "/: additionalProperties",
+      "/: patternProperties (key patterns; their values are admitted for any key)",
+    ]);
+  });
+
+  it("admits any value when patternProperties stands without additionalProperties", () => {
+    const schema = { type: "object", patternProperties: { "^x-": { type: "string" } } };
+    expect(nested(schema).schema).toEqual({ type: "object", additionalProperties: {} });
+  });
+
+  it("writes additionalProperties true as an open map, and false not at all", () => {
+    expect(nested({ type: "object", additionalProperties: true }).schema).toEqual({
+      type: "object",
+      additionalProperties: {},
+    });
+    const closed = nested({ type: "object", properties: { a: { type: "string" } }, additionalProperties: false });
+    expect(closed.schema).toEqual({ type: "object", properties: { a: { type: "string" } } });
+    expect(closed.omitted).toEqual(["/: additionalProperties"]);
+  });
+
+  it.each(fields)("lists propertyNames, minProperties and maxProperties for %s", (field) => {
+    const schema = {
+      type: "object",
+      additionalProperties: { type: "string" },
+      propertyNames: { pattern: "^[a-z]+$" },
+      minProperties: 1,
+      maxProperties: 3,
+    };
+    expect(nested(schema, field).omitted).toEqual(
+      expect.arrayContaining(["/: propertyNames", "/: minProperties", "/: maxProperties"]),
+    );
+  });
+
+  it("says for responseSchema that a map's entries are lost", () => {
+    const schema = {
+      type: "object",
+      properties: { labels: { type: "object", additionalProperties: { type: "string" } } },
+      patternProperties: { "^x-": { type: "integer" } },
+    };
+    const projection = nested(schema, "responseSchema");
+    expect(projection.schema).toEqual({ type: "OBJECT", properties: { labels: { type: "OBJECT" } } });
+    expect(projection.omitted).toEqual([
+      "/properties/labels: additionalProperties (map entries; responseSchema has no additionalProperties)",
+      "/: patternProperties (map entries; responseSchema has no additionalProperties)",
+    ]);
+  });
+
+  it("keeps the top-level map's value type in mode outer", () => {
+    const schema = { type: "object", additionalProperties: { type: "object", properties: { n: { type: "integer" } } } };
+    const projection = outer(schema);
+    expect(projection.schema).toEqual({ type: "object", additionalProperties: { type: "object" } });
+    expect(projection.omitted).toEqual(["/additionalProperties: nested structure"]);
+  });
+});
+
+describe("projectForGemini writes enums the way Gemini documents them", () => {
+  it("leaves out the type beside an enum of several types, which adds nothing", () => {
+    expect(nested({ enum: [1, "two", true] }).schema).toEqual({ enum: [1, "two", true] });
+    expect(nested({ type: ["string", "null"], enum: ["a", null] }).schema).toEqual({
+      type: ["string", "null"],
+      enum: ["a", null],
+    });
+  });
+
+  it("leaves out an enum that lists every value of its type", () => {
+    expect(nested({ const: null }).schema).toEqual({ type: "null" });
+    expect(nested({ enum: [true, false] }).schema).toEqual({ type: "boolean" });
+    expect(nested({ const: false }).schema).toEqual({ type: "boolean", enum: [false] });
   });
 });
 

@@ -5,7 +5,8 @@ import { type ProjectionField, type ProjectionMode, projectForGemini } from "../
 /**
  * What Gemini receives for the shipped investigation contracts: v22 with the nested projection
  * (for `responseJsonSchema` and for `responseSchema`) and v21 with the outer one, as inline
- * snapshots, with the lists of what each leaves out to local validation.
+ * snapshots, with the lists of what each leaves out to local validation. Alternatives are reduced
+ * to their common shape, as investigation.bounded sets (`unions = "common_shape"`).
  */
 
 function loadSchema(version: "v21" | "v22"): Record<string, unknown> {
@@ -74,8 +75,9 @@ const localOnly = [
 
 const actions = ["tool/project.query", "recall", "checkpoint", "finish"];
 
+/** As investigation.bounded and investigation.bounded.v1 project: alternatives as their common shape. */
 function projected(schema: unknown, mode: ProjectionMode, field: ProjectionField) {
-  const projection = projectForGemini(schema, mode, field);
+  const projection = projectForGemini(schema, mode, field, { unions: "common_shape" });
   return { schema: projection.schema as Node, omitted: projection.omitted };
 }
 
@@ -747,6 +749,36 @@ describe("investigation_bootstrap_v22, nested projection for responseSchema", ()
     expect(finding.required).toEqual(["id", "direction", "text", "scope", "evidence_refs"]);
     expect(at(schema, "next", "action")).toEqual({ type: "STRING", enum: actions });
     expect(localOnly.filter((keyword) => keywordsOf(schema).has(keyword))).toEqual([]);
+  });
+});
+
+describe("investigation_bootstrap_v22 under a policy that keeps alternatives (unions any_of)", () => {
+  const { schema, omitted } = projectForGemini(v22, "nested", "responseJsonSchema", { unions: "any_of" });
+  const common = projected(v22, "nested", "responseJsonSchema").schema;
+
+  it("keeps one alternative per action, each with its own arguments", () => {
+    const next = (schema as Node).properties?.next as Node;
+    expect(next.anyOf?.map((alternative) => at(alternative, "action"))).toEqual(
+      actions.map((action) => ({ type: "string", enum: [action] })),
+    );
+    expect(next.anyOf?.map((alternative) => at(alternative, "arguments").required)).toEqual([
+      ["kind", "query"],
+      ["kind", "evidence_refs", "page"],
+      ["reason"],
+      ["diagnosis", "confidence"],
+    ]);
+    expect(omitted).toContain(
+      "/properties/next: oneOf kept as anyOf (that only one alternative matches is checked locally)",
+    );
+  });
+
+  it("differs from the common shape only under next, and is larger than it but smaller than the full schema", () => {
+    const { next: _kept, ...rest } = (schema as Node).properties ?? {};
+    const { next: _common, ...commonRest } = (common as Node).properties ?? {};
+    expect(rest).toEqual(commonRest);
+    const size = (value: unknown) => JSON.stringify(value).length;
+    expect(size(schema)).toBeGreaterThan(size(common));
+    expect(size(schema)).toBeLessThan(size(v22));
   });
 });
 

@@ -5,15 +5,23 @@ import addFormats from "ajv-formats";
 import { generateSync, type JsonSchema } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
 import { validateAnswer } from "../../src/schema/diagnostics.js";
-import { type ProjectionField, type ProjectionMode, projectForGemini } from "../../src/schema/gemini-projection.js";
+import {
+  type ProjectionField,
+  type ProjectionMode,
+  projectForGemini,
+  type UnionsProjection,
+} from "../../src/schema/gemini-projection.js";
 import { openApiToJsonSchema } from "../../src/schema/openapi-to-json-schema.js";
+import { closedObjects } from "../support/closed-objects.js";
 import { realWorldSchemas } from "./fixtures/real-world-schemas.js";
 
 /**
  * Soundness of the Gemini projection (contract section 6): every answer the full schema accepts
- * must pass each projection, or Gemini's constrained decoding could make a valid answer
- * impossible, and local validation must report it valid. Answers come from a schema-based
- * data generator (json-schema-faker, seeds 1..20) run on each full schema.
+ * must pass each projection (both fields, both modes, and alternatives kept or reduced), also as
+ * Gemini reads it (an object without a map gets no unlisted property), or Gemini's constrained
+ * decoding could make a valid answer impossible; and local validation must report it valid.
+ * Answers come from a schema-based data generator (json-schema-faker, seeds 1..20) run on each
+ * full schema. The nested `responseJsonSchema` projection must also keep each schema's size.
  */
 
 const seeds = Array.from({ length: 20 }, (_, index) => index + 1);
@@ -102,16 +110,24 @@ function projectionValidator(schema: unknown): ValidateFunction {
   return ajv.compile(schema as AnySchema);
 }
 
-const projections: ReadonlyArray<{ mode: ProjectionMode; field: ProjectionField }> = [
-  { mode: "nested", field: "responseJsonSchema" },
-  { mode: "outer", field: "responseJsonSchema" },
-  { mode: "nested", field: "responseSchema" },
-  { mode: "outer", field: "responseSchema" },
+interface ProjectionCase {
+  mode: ProjectionMode;
+  field: ProjectionField;
+  unions: UnionsProjection;
+}
+
+/** Every projection a policy can ask for; `unions` matters only for nested responseJsonSchema. */
+const projections: readonly ProjectionCase[] = [
+  { mode: "nested", field: "responseJsonSchema", unions: "any_of" },
+  { mode: "nested", field: "responseJsonSchema", unions: "common_shape" },
+  { mode: "outer", field: "responseJsonSchema", unions: "any_of" },
+  { mode: "nested", field: "responseSchema", unions: "any_of" },
+  { mode: "outer", field: "responseSchema", unions: "any_of" },
 ];
 
 /** The projection as JSON Schema: a `responseSchema` (OpenAPI subset) goes back through openApiToJsonSchema. */
-function projectionAsJsonSchema(schema: unknown, mode: ProjectionMode, field: ProjectionField): unknown {
-  const projected = projectForGemini(schema, mode, field).schema;
+function projectionAsJsonSchema(schema: unknown, { mode, field, unions }: ProjectionCase): unknown {
+  const projected = projectForGemini(schema, mode, field, { unions }).schema;
   return field === "responseSchema" ? openApiToJsonSchema(projected) : projected;
 }
 
@@ -143,10 +159,14 @@ describe("the Gemini projection is sound on real-world schemas", () => {
       expect(rejected, "every generated answer is valid unless generatorShortfalls says why").toEqual([]);
     }
 
-    const checks = projections.map(({ mode, field }) => ({
-      label: `${mode} ${field}`,
-      validate: projectionValidator(projectionAsJsonSchema(schema, mode, field)),
-    }));
+    const checks = projections.flatMap((projection) => {
+      const label = `${projection.mode} ${projection.field} ${projection.unions}`;
+      const projected = projectionAsJsonSchema(schema, projection);
+      return [
+        { label, validate: projectionValidator(projected) },
+        { label: `${label}, as Gemini reads it`, validate: projectionValidator(closedObjects(projected)) },
+      ];
+    });
     const failures: Array<{ seed: number; check: string; detail: unknown }> = [];
     for (const { seed, answer } of accepted) {
       for (const check of checks) {
@@ -159,6 +179,53 @@ describe("the Gemini projection is sound on real-world schemas", () => {
     }
     expect(failures).toEqual([]);
     expect(schema, "neither projection nor validation mutates the schema").toEqual(before);
+  });
+});
+
+/** Compact JSON size in code points, as the provider check counts a schema. */
+function compactSize(value: unknown): number {
+  return [...JSON.stringify(value)].length;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+describe("the nested projection keeps the size of real-world schemas", () => {
+  const sized = (field: ProjectionField, unions: UnionsProjection) =>
+    realWorldSchemas.map(({ name, schema }) => {
+      const full = compactSize(schema);
+      const projected = compactSize(projectForGemini(schema, "nested", field, { unions }).schema);
+      return { name, full, projected, ratio: projected / full };
+    });
+
+  /** Writes the distribution to the test output; the ratios are checked only where the claim holds. */
+  function report(label: string, rows: ReturnType<typeof sized>): void {
+    const ratios = rows.map(({ ratio }) => ratio);
+    const largest = rows.reduce((top, row) => (row.ratio > top.ratio ? row : top));
+    const largeSchemas = rows.filter(({ full }) => full >= 4_500);
+    console.log(
+      `${label}: projected/full compact size over ${rows.length} schemas: median ${median(ratios).toFixed(2)}, ` +
+        `max ${largest.ratio.toFixed(2)} (${largest.name}: ${largest.projected} of ${largest.full}); ` +
+        `schemas of 4,500+ characters: ${largeSchemas.map(({ name, ratio }) => `${name} ${ratio.toFixed(2)}`).join(", ")}`,
+    );
+  }
+
+  it.each(["any_of", "common_shape"] as const)(
+    "is never larger than the full schema for responseJsonSchema (unions %s)",
+    (unions) => {
+      const rows = sized("responseJsonSchema", unions);
+      report(`nested responseJsonSchema, unions ${unions}`, rows);
+      expect(rows.filter(({ projected, full }) => projected > full)).toEqual([]);
+    },
+  );
+
+  it("is written in place, with cycles cut, for responseSchema, whose growth is only reported", () => {
+    const rows = sized("responseSchema", "any_of");
+    report("nested responseSchema", rows);
+    expect(rows.some(({ ratio }) => ratio > 1)).toBe(true);
   });
 });
 
@@ -181,14 +248,13 @@ describe("local validation of valid answers the Ajv reference gets wrong", () =>
     });
   });
 
-  // BUG (upstream, Ajv 8.20 and earlier, ajv-validator/ajv#2483, open): with `unevaluatedProperties: false`
-  // beside a `dependentSchemas` entry that has `properties`, Ajv forgets the properties the sibling
-  // `properties` evaluated whenever the dependency property is absent, so `{"kind": "job"}` is reported as
-  // an unevaluated property `kind` (path "/*"). The gateway inherits this: a valid answer gets a 422.
-  // Suggested fix: in `prepare` (src/schema/compile-validator.ts) rewrite each `dependentSchemas: {p: S}`
-  // into the equivalent `allOf: [{if: {required: [p]}, then: S}]` before compiling (Ajv tracks evaluated
-  // properties through if/then correctly), or upgrade Ajv once one of the open fixes (#2623, #2632) ships.
-  it.fails("reports an answer valid when a dependentSchemas entry with properties does not apply", () => {
+  // Was a bug, now fixed (upstream, Ajv 8.20 and earlier, ajv-validator/ajv#2483, open): with
+  // `unevaluatedProperties: false` beside a `dependentSchemas` entry that has `properties`, Ajv forgets the
+  // properties the sibling `properties` evaluated whenever the dependency property is absent, so `{"kind": "job"}`
+  // was reported as an unevaluated property `kind` (path "/*"). The prepare step (src/schema/prepare-schema.ts,
+  // rewrite-dependent-schemas.ts) now rewrites each `dependentSchemas: {p: S}` into the equivalent
+  // `allOf: [{if: {required: [p]}, then: S}]`, which Ajv (and the interpretive validator) evaluate right.
+  it("reports an answer valid when a dependentSchemas entry with properties does not apply", () => {
     const schema = {
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
-import type { CompiledValidator } from "../../src/schema/compile-schema.js";
+import type { CompiledValidator } from "../../src/schema/compiled-validator.js";
+import { interpretedBytesPerSchemaChar as bytesPerSchemaChar } from "../../src/schema/interpret-schema.js";
 import type { SchemaRefusal } from "../../src/schema/schema-refusals.js";
-import { bytesPerSchemaChar, createSchemaValidators, type SchemaCompiler } from "../../src/schema/schema-validators.js";
+import { createSchemaValidators, type SchemaCompiler } from "../../src/schema/schema-validators.js";
 
 /** A distinct ordinary schema of about `chars` characters. */
 function schemaOfSize(chars: number, salt: string): Record<string, unknown> {
@@ -36,7 +37,7 @@ function fakeCompiler(answer: () => Promise<CompiledValidator | { refusal: Schem
 }
 
 const acceptAll: CompiledValidator = {
-  validate: Object.assign(() => true, { errors: null }) as unknown as CompiledValidator["validate"],
+  validate: () => [],
   schema: true,
   dialect: "2020-12",
 };
@@ -63,7 +64,7 @@ describe("createSchemaValidators keeps compiled validators within a bound on the
   it("uses a schema larger than the whole bound once and keeps nothing of it", () => {
     const validators = createSchemaValidators({ maxBytes: 1_000 });
     const { validate } = validators.validatorFor(schemaOfSize(2_000, "big"));
-    expect(validate({ big0: 1 })).toBe(true);
+    expect(validate({ big0: 1 })).toEqual([]);
     expect(validators.heldBytes()).toBe(0);
   });
 
@@ -80,13 +81,13 @@ describe("createSchemaValidators keeps compiled validators within a bound on the
     expect(refusalOf(() => validators.validatorFor({ allOf: [{ $ref: "#" }] }))).toBe(refusal);
   });
 
-  it("refuses every schema but the precompiled ones where it may not compile", () => {
+  it("answers a precompiled schema with its precompiled validator, and compiles every other", () => {
     const validators = createSchemaValidators({
-      compileOthers: false,
       precompiled: [{ key: JSON.stringify({ type: "string" }), validator: acceptAll }],
     });
     expect(validators.validatorFor({ type: "string" })).toBe(acceptAll);
-    expect(refusalOf(() => validators.validatorFor({ type: "integer" }))).toMatch(/named schemas compiled into it/);
+    expect(validators.validatorFor({ type: "integer" }).validate("text")).toMatchObject([{ keyword: "type" }]);
+    expect(validators.heldBytes()).toBe(JSON.stringify({ type: "integer" }).length * bytesPerSchemaChar);
   });
 });
 
@@ -117,13 +118,14 @@ describe("SchemaValidators.prepare compiles with the runtime's compiler", () => 
     const { compiler } = fakeCompiler(() => Promise.reject(new Error("no worker")));
     const validators = createSchemaValidators({ compiler });
     await expect(validators.prepare({ type: "string" })).resolves.toBeUndefined();
-    expect(validators.validatorFor({ type: "string" }).validate("text")).toBe(true);
+    expect(validators.validatorFor({ type: "string" }).validate("text")).toEqual([]);
   });
 
-  it("does nothing without a compiler or where only precompiled schemas validate", async () => {
+  it("does nothing without a compiler, or for a precompiled schema", async () => {
     const { compiler, asked } = fakeCompiler(async () => acceptAll);
     await createSchemaValidators().prepare({ type: "string" });
-    await createSchemaValidators({ compiler, compileOthers: false }).prepare({ type: "string" });
+    const precompiled = [{ key: JSON.stringify({ type: "string" }), validator: acceptAll }];
+    await createSchemaValidators({ compiler, precompiled }).prepare({ type: "string" });
     expect(asked).toEqual([]);
   });
 });

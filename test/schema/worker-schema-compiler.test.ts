@@ -6,7 +6,8 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { workerSchemaCompiler } from "../../src/runtime/node/schema-compiler.js";
 import { instantiateValidator, wrappedSource } from "../../src/runtime/node/standalone-validator.js";
-import type { CompiledValidator } from "../../src/schema/compile-schema.js";
+import { ajvSchemaCompiling } from "../../src/schema/compile-schema.js";
+import type { CompiledValidator } from "../../src/schema/compiled-validator.js";
 import { validateParsedAnswer } from "../../src/schema/diagnostics.js";
 import { createSchemaValidators } from "../../src/schema/schema-validators.js";
 
@@ -44,7 +45,7 @@ describe("workerSchemaCompiler", () => {
       { assessment: { summary: 5, confidence: "sure" }, update: {}, next: { action: "tool/unknown" } },
     ];
     const inWorker = await compiled(v22);
-    const inPlace = createSchemaValidators().validatorFor(v22);
+    const inPlace = createSchemaValidators({ compiling: ajvSchemaCompiling() }).validatorFor(v22);
     for (const answer of answers) {
       expect(validateParsedAnswer(v22, answer, inWorker)).toEqual(validateParsedAnswer(v22, answer, inPlace));
     }
@@ -62,7 +63,7 @@ describe("workerSchemaCompiler", () => {
   it("compiles several schemas sent at once, each to its own validator", async () => {
     const schemas = [1, 2, 3].map((index) => ({ type: "object", required: [`field${index}`] }));
     const validators = await Promise.all(schemas.map(compiled));
-    expect(validators.map(({ validate }) => validate({ field2: true }))).toEqual([false, true, false]);
+    expect(validators.map(({ validate }) => validate({ field2: true }).length === 0)).toEqual([false, true, false]);
   });
 
   it("refuses a schema that takes longer than its time as too complex, and compiles the next one", async () => {

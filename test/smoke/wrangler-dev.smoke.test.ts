@@ -1,11 +1,12 @@
 import { ApiError, GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { namedSchemas } from "../../src/runtime/workers/generated/assets.js";
 import { edgeDiagnosticsCases, geminiAnswerFor } from "../support/edge-diagnostics.js";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.js";
 import { startWranglerDev, type WranglerDev } from "../support/wrangler-dev.js";
 
-// The worker under `wrangler dev`: workerd as deployed, where Ajv could not compile during a request. The real SDK
+// The worker under `wrangler dev`: workerd as deployed, where Ajv cannot compile during a request. The real SDK
 // clients drive it over loopback; its OpenAI and Gemini upstreams are one recording fake server.
 
 let upstream: FakeUpstream;
@@ -29,6 +30,12 @@ beforeEach(() => {
 
 function openai(prefix = ""): OpenAI {
   return new OpenAI({ apiKey: "sk-client", baseURL: `${dev.url}${prefix}/openai/v1`, maxRetries: 0 });
+}
+
+function namedSchemaOf(name: string): Record<string, unknown> {
+  const found = namedSchemas.find(([schemaName]) => schemaName === name);
+  if (found === undefined) throw new Error(`${name} is not bundled.`);
+  return structuredClone(found[1]) as Record<string, unknown>;
 }
 
 function gemini(prefix = "", headers: Record<string, string> = {}): GoogleGenAI {
@@ -91,20 +98,47 @@ describe("the worker under wrangler dev, driven by the Gemini SDK", () => {
     });
   });
 
-  it("refuses a client schema that no validator was precompiled for with a native 400, sending nothing", async () => {
+  it("validates a client's own schema, which no build step knew, with the shared fixture's diagnostics", async () => {
+    // Workers forbid code generation during a request: this schema is interpreted, not compiled.
+    upstream.answerWith((request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(geminiAnswerFor(request.body)));
+    });
+    const named = namedSchemaOf(stringFinding.schema);
+    const failure = await gemini("/policies/investigation.bounded")
+      .models.generateContent({
+        model: "gemini-test",
+        contents: stringFinding.name,
+        config: { responseMimeType: "application/json", responseJsonSchema: { ...named, "x-client-copy": true } },
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(422);
+    const body = JSON.parse((failure as ApiError).message) as { error: { promptgate: Record<string, unknown> } };
+    expect(body.error.promptgate).toMatchObject({
+      code: "RESPONSE_SCHEMA_INVALID",
+      diagnostics: stringFinding.diagnostics,
+    });
+    expect(upstream.received).toHaveLength(1);
+  });
+
+  it("refuses a client schema with an external reference with a native 400, sending nothing", async () => {
     const failure = await gemini("/policies/investigation.bounded")
       .models.generateContent({
         model: "gemini-test",
         contents: "Answer.",
         config: {
           responseMimeType: "application/json",
-          responseJsonSchema: { type: "object", required: ["answer"], properties: { answer: { type: "string" } } },
+          responseJsonSchema: {
+            type: "object",
+            properties: { answer: { $ref: "https://schemas.example.com/a.json" } },
+          },
         },
       })
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).status).toBe(400);
-    expect((failure as ApiError).message).toContain("only the named schemas compiled into it");
+    expect((failure as ApiError).message).not.toContain("schemas.example.com");
     expect(upstream.received).toHaveLength(0);
   });
 });

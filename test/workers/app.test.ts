@@ -134,8 +134,20 @@ describe("structured answers on the worker", () => {
     expect(response.headers.get("x-promptgate-validation")).toBe("valid");
   });
 
-  it("refuses a client schema it has no precompiled validator for with 400 INVALID_REQUEST, sending nothing", async () => {
+  it("validates a client's own schema, which no build step knew, by interpretation", async () => {
     const schema = { type: "object", required: ["answer"], properties: { answer: { type: "string" } } };
+    const response = await chat(
+      "/openai/v1/chat/completions",
+      "Bootstrap.",
+      {},
+      { response_format: { type: "json_schema", json_schema: { name: "own", schema } } },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("x-promptgate-validation")).toBe("valid");
+  });
+
+  it("refuses a client schema Node refuses too with 400 INVALID_REQUEST, sending nothing", async () => {
+    const schema = { type: "object", properties: { answer: { $ref: "https://schemas.example.com/answer.json" } } };
     const response = await chat(
       "/openai/v1/chat/completions",
       "Bootstrap.",
@@ -146,7 +158,7 @@ describe("structured answers on the worker", () => {
     expect(response.headers.get("x-promptgate-simulated")).toBeNull();
     const { error } = (await response.json()) as OpenAIError;
     expect(error).toMatchObject({ code: "INVALID_REQUEST", param: "response_schema" });
-    expect(String(error.message)).toContain("only the named schemas compiled into it");
+    expect(String(error.message)).not.toContain("schemas.example.com");
   });
 
   for (const entry of edgeDiagnosticsCases) {
@@ -157,6 +169,26 @@ describe("structured answers on the worker", () => {
         body: JSON.stringify({
           contents: [{ role: "user", parts: [{ text: entry.name }] }],
           generationConfig: { responseMimeType: "application/json" },
+        }),
+      });
+      if (entry.diagnostics.valid) {
+        expect(response.status).toBe(200);
+        return;
+      }
+      expect(response.status).toBe(422);
+      const { error } = (await response.json()) as { error: Json & { promptgate: Json } };
+      expect(error.promptgate).toMatchObject({ code: "RESPONSE_SCHEMA_INVALID", diagnostics: entry.diagnostics });
+    });
+
+    it(`gives the shared fixture's diagnostics for ${entry.name} from a client's own schema (interpreted)`, async () => {
+      // The named schema with a vendor keyword: it validates alike, but no validator was precompiled for it.
+      const schema = { ...namedSchema(entry.schema), "x-client-copy": true };
+      const response = await send(`/policies/investigation.bounded/gemini/v1beta/models/gemini-test:generateContent`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          contents: [{ role: "user", parts: [{ text: entry.name }] }],
+          generationConfig: { responseMimeType: "application/json", responseJsonSchema: schema },
         }),
       });
       if (entry.diagnostics.valid) {

@@ -10,6 +10,7 @@ import { newRef } from "../../errors/ref.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
+import { ajvSchemaCompiling } from "../../schema/compile-schema.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
@@ -88,7 +89,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     throw new ConfigError(`PROMPTGATE_DEFAULT_POLICY names no policy in ${config.policiesDir}.`);
   }
   // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
-  useSchemaValidators(createSchemaValidators({ compiler: workerSchemaCompiler() }));
+  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling(), compiler: workerSchemaCompiler() }));
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
   const schemas = await readNamedSchemas(config.schemasDir);

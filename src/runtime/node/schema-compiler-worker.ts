@@ -3,13 +3,8 @@
 // cache, so that the serving thread only deserializes it.
 import { parentPort } from "node:worker_threads";
 import standaloneCode from "ajv/dist/standalone/index.js";
-import {
-  type AjvInstance,
-  compileResponseSchema,
-  createAjv,
-  removeSchema,
-  type SchemaDialect,
-} from "../../schema/compile-schema.js";
+import { type AjvInstance, compileResponseSchema, createAjv, removeSchema } from "../../schema/compile-schema.js";
+import type { SchemaDialect } from "../../schema/compiled-validator.js";
 import type { CompileJob, CompileResult } from "./schema-compiler.js";
 import { instantiateValidator, wrappedSource } from "./standalone-validator.js";
 
@@ -36,19 +31,19 @@ function compile({ id, text }: CompileJob): CompileResult {
   // A schema with identifiers gets an Ajv of its own, as on the serving thread.
   const outcome = compileResponseSchema(schema, text.includes('"$id"') ? sourceAjv : sharedSourceAjv);
   if ("refusal" in outcome) return { id, refusal: outcome.refusal };
-  const { validator, ajv } = outcome;
+  const { ajv, schema: prepared, dialect } = outcome;
   try {
-    const source = wrappedSource(standaloneCode.default(ajv, validator.validate));
+    const source = wrappedSource(standaloneCode.default(ajv, outcome.validate));
     const { validate, script } = instantiateValidator(source);
     // V8 compiles a function when it first runs: run it, so that the cache holds the compiled code too.
     validate(null);
     validate({});
     const cachedData = new Uint8Array(script.createCachedData());
-    return { id, source, cachedData, schemaText: JSON.stringify(validator.schema), dialect: validator.dialect };
+    return { id, source, cachedData, schemaText: JSON.stringify(prepared), dialect };
   } catch {
     return { id, unsupported: true };
   } finally {
-    removeSchema(ajv, validator.schema);
+    removeSchema(ajv, prepared);
   }
 }
 

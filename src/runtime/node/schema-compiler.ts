@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { compactJson } from "../../json/compact-json.js";
-import type { CompiledValidator, SchemaDialect } from "../../schema/compile-schema.js";
+import { ajvValidate } from "../../schema/ajv-validate.js";
+import type { CompiledValidator, SchemaDialect } from "../../schema/compiled-validator.js";
 import type { SchemaRefusal } from "../../schema/schema-refusals.js";
 import type { SchemaCompiler } from "../../schema/schema-validators.js";
 import { instantiateValidator } from "./standalone-validator.js";
@@ -76,7 +77,11 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
     else {
       try {
         const { validate } = instantiateValidator(result.source, result.cachedData);
-        waiting.resolve({ validate, schema: JSON.parse(result.schemaText), dialect: result.dialect });
+        waiting.resolve({
+          validate: ajvValidate(validate),
+          schema: JSON.parse(result.schemaText),
+          dialect: result.dialect,
+        });
       } catch (error) {
         waiting.reject(error instanceof Error ? error : new Error(String(error)));
       }

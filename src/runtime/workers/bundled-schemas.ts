@@ -1,4 +1,5 @@
-import { type PrecompiledValidator, precompiledValidator } from "../../schema/compile-validator.js";
+import { ajvValidate } from "../../schema/ajv-validate.js";
+import { type PrecompiledValidator, precompiledValidator } from "../../schema/compiled-validator.js";
 import { isSchemaNode } from "../../schema/schema-nodes.js";
 import { namedSchemas, namedSchemaValidators } from "./generated/assets.js";
 
@@ -14,6 +15,6 @@ export function bundledValidators(): PrecompiledValidator[] {
     if (validate === undefined || (typeof schema !== "boolean" && !isSchemaNode(schema))) {
       throw new Error(`The bundled schema ${name} has no precompiled validator; run npm run build:worker-assets.`);
     }
-    return precompiledValidator(schema, validate);
+    return precompiledValidator(schema, ajvValidate(validate));
   });
 }

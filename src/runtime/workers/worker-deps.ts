@@ -2,7 +2,8 @@ import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
-import { usePrecompiledValidators } from "../../schema/compile-validator.js";
+import { useSchemaValidators } from "../../schema/compile-validator.js";
+import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
@@ -10,6 +11,13 @@ import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
 import { consoleCallLog } from "./console-call-log.js";
 import { d1Store } from "./d1-store.js";
 import { policies as bundledPolicies, migrations } from "./generated/assets.js";
+
+/**
+ * The bound of an isolate's validator caches: an isolate has 128 MB in all. Interpreted validators hold ~24 bytes per
+ * schema character (interpretedBytesPerSchemaChar), so this keeps ten schemas at the default size cap, hundreds of
+ * usual ones.
+ */
+export const workerValidatorBytes = 24 * 2 ** 20;
 
 /** What one isolate shares between its requests: everything of `Deps` but the per-request call recorder. */
 export type IsolateDeps = Omit<Deps, "recordCall">;
@@ -38,12 +46,13 @@ function variablesOf(env: object): Record<string, string> {
 
 /**
  * The gateway's dependencies on Workers, built once per isolate: configuration from `env`, the policies validated
- * at build time, named schemas with precompiled validators (Ajv cannot compile during a request), D1 for state,
+ * at build time, named schemas with precompiled validators and client schemas interpreted (Workers forbid code
+ * generation during a request, so Ajv cannot compile there), D1 for state,
  * and `fetch` as transport with the simulated provider in-process, routed as on Node.
  */
 export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
   const config: Config = readConfig(variablesOf(env));
-  usePrecompiledValidators(bundledValidators(), { compileOthers: false });
+  useSchemaValidators(createSchemaValidators({ precompiled: bundledValidators(), maxBytes: workerValidatorBytes }));
   const policies = await identifyPolicies(bundledPolicies);
   try {
     policies.resolve(config.defaultPolicy);

@@ -44,12 +44,12 @@ export const geminiStructuredOutput: StructuredOutput = {
     return openApi ? openApiToJsonSchema(call.responseSchema) : call.responseSchema;
   },
   transport(body, fullSchema, policy, native) {
-    const { projection, schema_field: field } = policy.gemini;
+    const { projection, schema_field: field, unions } = policy.gemini;
     if (native && projection === "none") return undefined;
     const key = generationConfigKey(body);
     const config: JsonObject = { ...(isObject(body[key]) ? body[key] : {}) };
     if (config.responseMimeType === "text/x.enum" || config.response_mime_type === "text/x.enum") return undefined;
-    const projected = projectForGemini(fullSchema, projection, field);
+    const projected = projectForGemini(fullSchema, projection, field, { unions });
     const sentAs = geminiMember(config, field, "generationConfig.");
     // A projection equal to what the client already sends in that field changes nothing.
     if (native && sentAs !== undefined && canonicalJson(sentAs) === canonicalJson(projected.schema)) return undefined;

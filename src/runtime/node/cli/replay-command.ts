@@ -4,6 +4,9 @@ import { parseArgs } from "node:util";
 import { ConfigError, readConfig } from "../../../config.js";
 import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
+import { ajvSchemaCompiling } from "../../../schema/compile-schema.js";
+import { useSchemaValidators } from "../../../schema/compile-validator.js";
+import { createSchemaValidators } from "../../../schema/schema-validators.js";
 import { readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
 import type { CliIo, ExitCode } from "./cli-io.js";
 import { replay } from "./replay.js";
@@ -47,6 +50,8 @@ export async function replayCommand(args: string[], io: CliIo): Promise<ExitCode
       return 0;
     }
     const config = readConfig(io.env);
+    // Schemas are admitted as the Node gateway admits them: compiled by Ajv (in place; a replay serves no one else).
+    useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
     const [policies, schemas, files] = await Promise.all([
       readPolicies(config.policiesDir, config.schemasDir),
       readSchemas(config.schemasDir),

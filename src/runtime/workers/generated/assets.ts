@@ -80,7 +80,8 @@ export const policies: ValidatedPolicy[] = [
       },
       "gemini": {
         "projection": "nested",
-        "schema_field": "responseJsonSchema"
+        "schema_field": "responseJsonSchema",
+        "unions": "common_shape"
       },
       "validation": {
         "enabled": true,
@@ -953,6 +954,13 @@ export const namedSchemas: [string, unknown][] = [
                 "responseSchema"
               ],
               "default": "responseJsonSchema"
+            },
+            "unions": {
+              "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.",
+              "enum": [
+                "any_of",
+                "common_shape"
+              ]
             }
           }
         },

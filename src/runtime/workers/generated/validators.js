@@ -3590,7 +3590,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -3901,7 +3901,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
         const _errs22 = errors;
         for (const key2 in data9) {
-          if (!(key2 === "projection" || key2 === "schema_field")) {
+          if (!(key2 === "projection" || key2 === "schema_field" || key2 === "unions")) {
             const err24 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 } };
             if (vErrors === null) {
               vErrors = [err24];
@@ -3941,39 +3941,41 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
           var valid2 = _errs24 === errors;
         }
+        if (data9.unions !== void 0) {
+          let data12 = data9.unions;
+          const _errs25 = errors;
+          const vSchema3 = schema313.properties.gemini.properties.unions.enum;
+          if (!(data12 === "any_of" || data12 === "common_shape")) {
+            const err27 = { instancePath: instancePath + "/gemini/unions", schemaPath: "#/properties/gemini/properties/unions/enum", keyword: "enum", params: { allowedValues: schema313.properties.gemini.properties.unions.enum } };
+            if (vErrors === null) {
+              vErrors = [err27];
+            } else {
+              vErrors.push(err27);
+            }
+            errors++;
+          }
+          var valid2 = _errs25 === errors;
+        }
       } else {
-        const err27 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/type", keyword: "type", params: { type: "object" } };
+        const err28 = { instancePath: instancePath + "/gemini", schemaPath: "#/properties/gemini/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err27];
+          vErrors = [err28];
         } else {
-          vErrors.push(err27);
+          vErrors.push(err28);
         }
         errors++;
       }
       var valid0 = _errs20 === errors;
     }
     if (data.validation !== void 0) {
-      let data12 = data.validation;
-      const _errs25 = errors;
+      let data13 = data.validation;
       const _errs26 = errors;
-      if (data12 && typeof data12 == "object" && !Array.isArray(data12)) {
-        const _errs27 = errors;
-        for (const key3 in data12) {
+      const _errs27 = errors;
+      if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
+        const _errs28 = errors;
+        for (const key3 in data13) {
           if (!(key3 === "enabled" || key3 === "on_invalid" || key3 === "max_schema_chars")) {
-            const err28 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
-            if (vErrors === null) {
-              vErrors = [err28];
-            } else {
-              vErrors.push(err28);
-            }
-            errors++;
-          }
-        }
-        if (data12.enabled !== void 0) {
-          let data13 = data12.enabled;
-          const _errs28 = errors;
-          if (typeof data13 !== "boolean") {
-            const err29 = { instancePath: instancePath + "/validation/enabled", schemaPath: "#/properties/validation/properties/enabled/type", keyword: "type", params: { type: "boolean" } };
+            const err29 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
             if (vErrors === null) {
               vErrors = [err29];
             } else {
@@ -3981,15 +3983,12 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          const _errs29 = errors;
-          var valid3 = _errs28 === errors;
         }
-        if (data12.on_invalid !== void 0) {
-          let data14 = data12.on_invalid;
-          const _errs30 = errors;
-          const vSchema3 = schema313.properties.validation.properties.on_invalid.enum;
-          if (!(data14 === "error" || data14 === "annotate")) {
-            const err30 = { instancePath: instancePath + "/validation/on_invalid", schemaPath: "#/properties/validation/properties/on_invalid/enum", keyword: "enum", params: { allowedValues: schema313.properties.validation.properties.on_invalid.enum } };
+        if (data13.enabled !== void 0) {
+          let data14 = data13.enabled;
+          const _errs29 = errors;
+          if (typeof data14 !== "boolean") {
+            const err30 = { instancePath: instancePath + "/validation/enabled", schemaPath: "#/properties/validation/properties/enabled/type", keyword: "type", params: { type: "boolean" } };
             if (vErrors === null) {
               vErrors = [err30];
             } else {
@@ -3997,13 +3996,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid3 = _errs30 === errors;
+          const _errs30 = errors;
+          var valid3 = _errs29 === errors;
         }
-        if (data12.max_schema_chars !== void 0) {
-          let data15 = data12.max_schema_chars;
+        if (data13.on_invalid !== void 0) {
+          let data15 = data13.on_invalid;
           const _errs31 = errors;
-          if (!(typeof data15 == "number" && (!(data15 % 1) && !isNaN(data15)))) {
-            const err31 = { instancePath: instancePath + "/validation/max_schema_chars", schemaPath: "#/properties/validation/properties/max_schema_chars/type", keyword: "type", params: { type: "integer" } };
+          const vSchema4 = schema313.properties.validation.properties.on_invalid.enum;
+          if (!(data15 === "error" || data15 === "annotate")) {
+            const err31 = { instancePath: instancePath + "/validation/on_invalid", schemaPath: "#/properties/validation/properties/on_invalid/enum", keyword: "enum", params: { allowedValues: schema313.properties.validation.properties.on_invalid.enum } };
             if (vErrors === null) {
               vErrors = [err31];
             } else {
@@ -4011,54 +4012,59 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid3 = _errs31 === errors;
+        }
+        if (data13.max_schema_chars !== void 0) {
+          let data16 = data13.max_schema_chars;
           const _errs32 = errors;
-          if (typeof data15 == "number") {
-            if (data15 < 1 || isNaN(data15)) {
-              const err32 = { instancePath: instancePath + "/validation/max_schema_chars", schemaPath: "#/properties/validation/properties/max_schema_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+          if (!(typeof data16 == "number" && (!(data16 % 1) && !isNaN(data16)))) {
+            const err32 = { instancePath: instancePath + "/validation/max_schema_chars", schemaPath: "#/properties/validation/properties/max_schema_chars/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err32];
+            } else {
+              vErrors.push(err32);
+            }
+            errors++;
+          }
+          const _errs33 = errors;
+          if (typeof data16 == "number") {
+            if (data16 < 1 || isNaN(data16)) {
+              const err33 = { instancePath: instancePath + "/validation/max_schema_chars", schemaPath: "#/properties/validation/properties/max_schema_chars/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
-                vErrors = [err32];
+                vErrors = [err33];
               } else {
-                vErrors.push(err32);
+                vErrors.push(err33);
               }
               errors++;
             }
           }
-          var valid3 = _errs31 === errors;
+          var valid3 = _errs32 === errors;
         }
       } else {
-        const err33 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" } };
+        const err34 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err33];
+          vErrors = [err34];
         } else {
-          vErrors.push(err33);
+          vErrors.push(err34);
         }
         errors++;
       }
-      var valid0 = _errs25 === errors;
+      var valid0 = _errs26 === errors;
     }
     if (data.repair !== void 0) {
-      let data16 = data.repair;
-      const _errs33 = errors;
+      let data17 = data.repair;
       const _errs34 = errors;
-      if (Array.isArray(data16)) {
+      const _errs35 = errors;
+      if (Array.isArray(data17)) {
         let valid5 = true;
-        const len0 = data16.length;
+        const len0 = data17.length;
         for (let i0 = 0; i0 < len0; i0++) {
-          let data17 = data16[i0];
-          const _errs35 = errors;
+          let data18 = data17[i0];
           const _errs36 = errors;
-          if (data17 && typeof data17 == "object" && !Array.isArray(data17)) {
-            if (data17.name === void 0) {
-              const err34 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" } };
-              if (vErrors === null) {
-                vErrors = [err34];
-              } else {
-                vErrors.push(err34);
-              }
-              errors++;
-            }
-            if (data17.at === void 0) {
-              const err35 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" } };
+          const _errs37 = errors;
+          if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
+            if (data18.name === void 0) {
+              const err35 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" } };
               if (vErrors === null) {
                 vErrors = [err35];
               } else {
@@ -4066,8 +4072,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data17.when === void 0) {
-              const err36 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" } };
+            if (data18.at === void 0) {
+              const err36 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" } };
               if (vErrors === null) {
                 vErrors = [err36];
               } else {
@@ -4075,8 +4081,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data17.envelope === void 0) {
-              const err37 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" } };
+            if (data18.when === void 0) {
+              const err37 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" } };
               if (vErrors === null) {
                 vErrors = [err37];
               } else {
@@ -4084,8 +4090,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data17.require_key === void 0) {
-              const err38 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" } };
+            if (data18.envelope === void 0) {
+              const err38 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" } };
               if (vErrors === null) {
                 vErrors = [err38];
               } else {
@@ -4093,34 +4099,34 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            const _errs37 = errors;
-            for (const key4 in data17) {
+            if (data18.require_key === void 0) {
+              const err39 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" } };
+              if (vErrors === null) {
+                vErrors = [err39];
+              } else {
+                vErrors.push(err39);
+              }
+              errors++;
+            }
+            const _errs38 = errors;
+            for (const key4 in data18) {
               if (!(key4 === "name" || key4 === "at" || key4 === "when" || key4 === "envelope" || key4 === "require_key")) {
-                const err39 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
+                const err40 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err40];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err40);
                 }
                 errors++;
               }
             }
-            if (data17.name !== void 0) {
-              let data18 = data17.name;
-              const _errs38 = errors;
+            if (data18.name !== void 0) {
+              let data19 = data18.name;
               const _errs39 = errors;
-              if (typeof data18 === "string") {
-                if (func2(data18) > 100) {
-                  const err40 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 } };
-                  if (vErrors === null) {
-                    vErrors = [err40];
-                  } else {
-                    vErrors.push(err40);
-                  }
-                  errors++;
-                }
-                if (!pattern43.test(data18)) {
-                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" } };
+              const _errs40 = errors;
+              if (typeof data19 === "string") {
+                if (func2(data19) > 100) {
+                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 } };
                   if (vErrors === null) {
                     vErrors = [err41];
                   } else {
@@ -4128,58 +4134,58 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                if (!pattern43.test(data19)) {
+                  const err42 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" } };
+                  if (vErrors === null) {
+                    vErrors = [err42];
+                  } else {
+                    vErrors.push(err42);
+                  }
+                  errors++;
+                }
               } else {
-                const err42 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" } };
+                const err43 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err42];
+                  vErrors = [err43];
                 } else {
-                  vErrors.push(err42);
+                  vErrors.push(err43);
                 }
                 errors++;
               }
-              var valid6 = _errs38 === errors;
+              var valid6 = _errs39 === errors;
             }
-            if (data17.at !== void 0) {
-              let data19 = data17.at;
-              const _errs40 = errors;
+            if (data18.at !== void 0) {
+              let data20 = data18.at;
               const _errs41 = errors;
-              if (typeof data19 === "string") {
-                if (!pattern63.test(data19)) {
-                  const err43 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
+              const _errs42 = errors;
+              if (typeof data20 === "string") {
+                if (!pattern63.test(data20)) {
+                  const err44 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
                   if (vErrors === null) {
-                    vErrors = [err43];
+                    vErrors = [err44];
                   } else {
-                    vErrors.push(err43);
+                    vErrors.push(err44);
                   }
                   errors++;
                 }
               } else {
-                const err44 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" } };
+                const err45 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err44];
+                  vErrors = [err45];
                 } else {
-                  vErrors.push(err44);
+                  vErrors.push(err45);
                 }
                 errors++;
               }
-              var valid6 = _errs40 === errors;
+              var valid6 = _errs41 === errors;
             }
-            if (data17.when !== void 0) {
-              let data20 = data17.when;
-              const _errs42 = errors;
+            if (data18.when !== void 0) {
+              let data21 = data18.when;
               const _errs43 = errors;
-              if (data20 && typeof data20 == "object" && !Array.isArray(data20)) {
-                if (data20.pointer === void 0) {
-                  const err45 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" } };
-                  if (vErrors === null) {
-                    vErrors = [err45];
-                  } else {
-                    vErrors.push(err45);
-                  }
-                  errors++;
-                }
-                if (data20.equals === void 0) {
-                  const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" } };
+              const _errs44 = errors;
+              if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
+                if (data21.pointer === void 0) {
+                  const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" } };
                   if (vErrors === null) {
                     vErrors = [err46];
                   } else {
@@ -4187,48 +4193,43 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
-                const _errs44 = errors;
-                for (const key5 in data20) {
+                if (data21.equals === void 0) {
+                  const err47 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" } };
+                  if (vErrors === null) {
+                    vErrors = [err47];
+                  } else {
+                    vErrors.push(err47);
+                  }
+                  errors++;
+                }
+                const _errs45 = errors;
+                for (const key5 in data21) {
                   if (!(key5 === "pointer" || key5 === "equals")) {
-                    const err47 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
+                    const err48 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
                     if (vErrors === null) {
-                      vErrors = [err47];
+                      vErrors = [err48];
                     } else {
-                      vErrors.push(err47);
+                      vErrors.push(err48);
                     }
                     errors++;
                   }
                 }
-                if (data20.pointer !== void 0) {
-                  let data21 = data20.pointer;
-                  const _errs45 = errors;
+                if (data21.pointer !== void 0) {
+                  let data22 = data21.pointer;
                   const _errs46 = errors;
-                  if (typeof data21 === "string") {
-                    if (!pattern63.test(data21)) {
-                      const err48 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
+                  const _errs47 = errors;
+                  if (typeof data22 === "string") {
+                    if (!pattern63.test(data22)) {
+                      const err49 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
                       if (vErrors === null) {
-                        vErrors = [err48];
+                        vErrors = [err49];
                       } else {
-                        vErrors.push(err48);
+                        vErrors.push(err49);
                       }
                       errors++;
                     }
                   } else {
-                    const err49 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" } };
-                    if (vErrors === null) {
-                      vErrors = [err49];
-                    } else {
-                      vErrors.push(err49);
-                    }
-                    errors++;
-                  }
-                  var valid7 = _errs45 === errors;
-                }
-                if (data20.equals !== void 0) {
-                  let data22 = data20.equals;
-                  const _errs47 = errors;
-                  if (typeof data22 !== "string" && !(typeof data22 == "number") && typeof data22 !== "boolean") {
-                    const err50 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type } };
+                    const err50 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" } };
                     if (vErrors === null) {
                       vErrors = [err50];
                     } else {
@@ -4236,118 +4237,118 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                     }
                     errors++;
                   }
+                  var valid7 = _errs46 === errors;
+                }
+                if (data21.equals !== void 0) {
+                  let data23 = data21.equals;
                   const _errs48 = errors;
-                  var valid7 = _errs47 === errors;
-                }
-              } else {
-                const err51 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" } };
-                if (vErrors === null) {
-                  vErrors = [err51];
-                } else {
-                  vErrors.push(err51);
-                }
-                errors++;
-              }
-              var valid6 = _errs42 === errors;
-            }
-            if (data17.envelope !== void 0) {
-              let data23 = data17.envelope;
-              const _errs49 = errors;
-              const _errs50 = errors;
-              if (typeof data23 === "string") {
-                if (func2(data23) < 1) {
-                  const err52 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 } };
-                  if (vErrors === null) {
-                    vErrors = [err52];
-                  } else {
-                    vErrors.push(err52);
+                  if (typeof data23 !== "string" && !(typeof data23 == "number") && typeof data23 !== "boolean") {
+                    const err51 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type } };
+                    if (vErrors === null) {
+                      vErrors = [err51];
+                    } else {
+                      vErrors.push(err51);
+                    }
+                    errors++;
                   }
-                  errors++;
+                  const _errs49 = errors;
+                  var valid7 = _errs48 === errors;
                 }
               } else {
-                const err53 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" } };
+                const err52 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" } };
                 if (vErrors === null) {
-                  vErrors = [err53];
+                  vErrors = [err52];
                 } else {
-                  vErrors.push(err53);
+                  vErrors.push(err52);
                 }
                 errors++;
               }
-              var valid6 = _errs49 === errors;
+              var valid6 = _errs43 === errors;
             }
-            if (data17.require_key !== void 0) {
-              let data24 = data17.require_key;
+            if (data18.envelope !== void 0) {
+              let data24 = data18.envelope;
+              const _errs50 = errors;
               const _errs51 = errors;
-              const _errs52 = errors;
               if (typeof data24 === "string") {
                 if (func2(data24) < 1) {
-                  const err54 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 } };
+                  const err53 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 } };
                   if (vErrors === null) {
-                    vErrors = [err54];
+                    vErrors = [err53];
                   } else {
-                    vErrors.push(err54);
+                    vErrors.push(err53);
                   }
                   errors++;
                 }
               } else {
-                const err55 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" } };
+                const err54 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err55];
+                  vErrors = [err54];
                 } else {
-                  vErrors.push(err55);
+                  vErrors.push(err54);
                 }
                 errors++;
               }
-              var valid6 = _errs51 === errors;
+              var valid6 = _errs50 === errors;
+            }
+            if (data18.require_key !== void 0) {
+              let data25 = data18.require_key;
+              const _errs52 = errors;
+              const _errs53 = errors;
+              if (typeof data25 === "string") {
+                if (func2(data25) < 1) {
+                  const err55 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 } };
+                  if (vErrors === null) {
+                    vErrors = [err55];
+                  } else {
+                    vErrors.push(err55);
+                  }
+                  errors++;
+                }
+              } else {
+                const err56 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err56];
+                } else {
+                  vErrors.push(err56);
+                }
+                errors++;
+              }
+              var valid6 = _errs52 === errors;
             }
           } else {
-            const err56 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" } };
+            const err57 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
-              vErrors = [err56];
+              vErrors = [err57];
             } else {
-              vErrors.push(err56);
+              vErrors.push(err57);
             }
             errors++;
           }
-          var valid4 = _errs35 === errors;
+          var valid4 = _errs36 === errors;
           if (!valid4) {
             valid5 = false;
           }
         }
       } else {
-        const err57 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" } };
+        const err58 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
-          vErrors = [err57];
+          vErrors = [err58];
         } else {
-          vErrors.push(err57);
+          vErrors.push(err58);
         }
         errors++;
       }
-      var valid0 = _errs33 === errors;
+      var valid0 = _errs34 === errors;
     }
     if (data.cache !== void 0) {
-      let data25 = data.cache;
-      const _errs53 = errors;
+      let data26 = data.cache;
       const _errs54 = errors;
-      if (data25 && typeof data25 == "object" && !Array.isArray(data25)) {
-        const _errs55 = errors;
-        for (const key6 in data25) {
+      const _errs55 = errors;
+      if (data26 && typeof data26 == "object" && !Array.isArray(data26)) {
+        const _errs56 = errors;
+        for (const key6 in data26) {
           if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
-            const err58 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
-            if (vErrors === null) {
-              vErrors = [err58];
-            } else {
-              vErrors.push(err58);
-            }
-            errors++;
-          }
-        }
-        if (data25.unknown_prefix !== void 0) {
-          let data26 = data25.unknown_prefix;
-          const _errs56 = errors;
-          const vSchema4 = schema313.properties.cache.properties.unknown_prefix.enum;
-          if (!(data26 === "reject" || data26 === "estimate")) {
-            const err59 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum } };
+            const err59 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
             if (vErrors === null) {
               vErrors = [err59];
             } else {
@@ -4355,67 +4356,67 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid8 = _errs56 === errors;
         }
-        if (data25.chars_per_token !== void 0) {
-          let data27 = data25.chars_per_token;
+        if (data26.unknown_prefix !== void 0) {
+          let data27 = data26.unknown_prefix;
           const _errs57 = errors;
-          const _errs58 = errors;
-          if (typeof data27 == "number") {
-            if (data27 <= 0 || isNaN(data27)) {
-              const err60 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err60];
-              } else {
-                vErrors.push(err60);
-              }
-              errors++;
-            }
-          } else {
-            const err61 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" } };
+          const vSchema5 = schema313.properties.cache.properties.unknown_prefix.enum;
+          if (!(data27 === "reject" || data27 === "estimate")) {
+            const err60 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum } };
             if (vErrors === null) {
-              vErrors = [err61];
+              vErrors = [err60];
             } else {
-              vErrors.push(err61);
+              vErrors.push(err60);
             }
             errors++;
           }
           var valid8 = _errs57 === errors;
         }
-      } else {
-        const err62 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err62];
-        } else {
-          vErrors.push(err62);
-        }
-        errors++;
-      }
-      var valid0 = _errs53 === errors;
-    }
-    if (data.upstream_errors !== void 0) {
-      let data28 = data.upstream_errors;
-      const _errs59 = errors;
-      const _errs60 = errors;
-      if (data28 && typeof data28 == "object" && !Array.isArray(data28)) {
-        const _errs61 = errors;
-        for (const key7 in data28) {
-          if (!(key7 === "text")) {
-            const err63 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
+        if (data26.chars_per_token !== void 0) {
+          let data28 = data26.chars_per_token;
+          const _errs58 = errors;
+          const _errs59 = errors;
+          if (typeof data28 == "number") {
+            if (data28 <= 0 || isNaN(data28)) {
+              const err61 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err61];
+              } else {
+                vErrors.push(err61);
+              }
+              errors++;
+            }
+          } else {
+            const err62 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
-              vErrors = [err63];
+              vErrors = [err62];
             } else {
-              vErrors.push(err63);
+              vErrors.push(err62);
             }
             errors++;
           }
+          var valid8 = _errs58 === errors;
         }
-        if (data28.text !== void 0) {
-          let data29 = data28.text;
-          const _errs62 = errors;
-          const vSchema5 = schema313.properties.upstream_errors.properties.text.enum;
-          if (!(data29 === "redacted" || data29 === "passthrough")) {
-            const err64 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum } };
+      } else {
+        const err63 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err63];
+        } else {
+          vErrors.push(err63);
+        }
+        errors++;
+      }
+      var valid0 = _errs54 === errors;
+    }
+    if (data.upstream_errors !== void 0) {
+      let data29 = data.upstream_errors;
+      const _errs60 = errors;
+      const _errs61 = errors;
+      if (data29 && typeof data29 == "object" && !Array.isArray(data29)) {
+        const _errs62 = errors;
+        for (const key7 in data29) {
+          if (!(key7 === "text")) {
+            const err64 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
             if (vErrors === null) {
               vErrors = [err64];
             } else {
@@ -4423,52 +4424,57 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid9 = _errs62 === errors;
+        }
+        if (data29.text !== void 0) {
+          let data30 = data29.text;
+          const _errs63 = errors;
+          const vSchema6 = schema313.properties.upstream_errors.properties.text.enum;
+          if (!(data30 === "redacted" || data30 === "passthrough")) {
+            const err65 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum } };
+            if (vErrors === null) {
+              vErrors = [err65];
+            } else {
+              vErrors.push(err65);
+            }
+            errors++;
+          }
+          var valid9 = _errs63 === errors;
         }
       } else {
-        const err65 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" } };
+        const err66 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err65];
+          vErrors = [err66];
         } else {
-          vErrors.push(err65);
+          vErrors.push(err66);
         }
         errors++;
       }
-      var valid0 = _errs59 === errors;
+      var valid0 = _errs60 === errors;
     }
     if (data.upstream !== void 0) {
-      let data30 = data.upstream;
-      const _errs63 = errors;
+      let data31 = data.upstream;
       const _errs64 = errors;
-      if (data30 && typeof data30 == "object" && !Array.isArray(data30)) {
-        const _errs65 = errors;
-        for (const key8 in data30) {
+      const _errs65 = errors;
+      if (data31 && typeof data31 == "object" && !Array.isArray(data31)) {
+        const _errs66 = errors;
+        for (const key8 in data31) {
           if (!(key8 === "deadline_seconds")) {
-            const err66 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
+            const err67 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
             if (vErrors === null) {
-              vErrors = [err66];
+              vErrors = [err67];
             } else {
-              vErrors.push(err66);
+              vErrors.push(err67);
             }
             errors++;
           }
         }
-        if (data30.deadline_seconds !== void 0) {
-          let data31 = data30.deadline_seconds;
-          const _errs66 = errors;
+        if (data31.deadline_seconds !== void 0) {
+          let data32 = data31.deadline_seconds;
           const _errs67 = errors;
-          if (typeof data31 == "number") {
-            if (data31 > 86400 || isNaN(data31)) {
-              const err67 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
-              if (vErrors === null) {
-                vErrors = [err67];
-              } else {
-                vErrors.push(err67);
-              }
-              errors++;
-            }
-            if (data31 <= 0 || isNaN(data31)) {
-              const err68 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+          const _errs68 = errors;
+          if (typeof data32 == "number") {
+            if (data32 > 86400 || isNaN(data32)) {
+              const err68 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
               if (vErrors === null) {
                 vErrors = [err68];
               } else {
@@ -4476,34 +4482,43 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            if (data32 <= 0 || isNaN(data32)) {
+              const err69 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err69];
+              } else {
+                vErrors.push(err69);
+              }
+              errors++;
+            }
           } else {
-            const err69 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" } };
+            const err70 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
-              vErrors = [err69];
+              vErrors = [err70];
             } else {
-              vErrors.push(err69);
+              vErrors.push(err70);
             }
             errors++;
           }
-          var valid10 = _errs66 === errors;
+          var valid10 = _errs67 === errors;
         }
       } else {
-        const err70 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
+        const err71 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err70];
+          vErrors = [err71];
         } else {
-          vErrors.push(err70);
+          vErrors.push(err71);
         }
         errors++;
       }
-      var valid0 = _errs63 === errors;
+      var valid0 = _errs64 === errors;
     }
   } else {
-    const err71 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err72 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err71];
+      vErrors = [err72];
     } else {
-      vErrors.push(err71);
+      vErrors.push(err72);
     }
     errors++;
   }
