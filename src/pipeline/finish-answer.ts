@@ -123,6 +123,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
     response.stream(),
     response.headers["content-type"] ?? "",
     {
+      endsStream: (data) => input.call.surface.endsStream(data),
       onEvent(event) {
         const text = output?.streamedText(event);
         if (text !== undefined) answer = (answer ?? "") + text;

@@ -82,6 +82,7 @@ function relayProxiedStream(
     response.stream(),
     response.headers["content-type"] ?? "",
     {
+      endsStream: (data) => proxied.call.surface.endsStream(data),
       onEvent(event) {
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
       },

@@ -14,6 +14,8 @@ export interface StreamObserver {
    * promise settles: a client that holds the whole stream can rely on what the observer keeps.
    */
   onEnd(complete: boolean, cancelled: boolean): Promise<void> | void;
+  /** Whether an event (its data) is the last of the stream by the surface's protocol: the stream ends there. */
+  endsStream(data: string): boolean;
 }
 
 /** How a relayed stream's failures reach the client, and the gateway's own reach the caller. */
@@ -42,9 +44,11 @@ export interface StreamFailures {
  *
  * What was read last is held until the stream is known to go on, or, at its end, until the
  * observer's end has settled (the call's record is kept), as a whole answer is: a client that has
- * read the final event holds an answer whose record a crash cannot lose. Whether the stream goes on
- * is learnt by waiting one turn of the event loop for the next read (a provider ends its stream
- * together with its final event); a stream that goes on costs that one turn per read, nothing more.
+ * read the final event holds an answer whose record a crash cannot lose. The stream ends at the
+ * event the surface's protocol ends it with (`observer.endsStream`), whether or not the provider
+ * closes its side then; what might follow is not read. Where the protocol has no such event, whether
+ * the stream goes on is learnt by waiting one turn of the event loop for the next read (a provider
+ * ends its stream together with its final event); that costs one turn per read, nothing more.
  */
 export function relayStream(
   stream: ReadableStream<Uint8Array>,
@@ -70,6 +74,8 @@ export function relayStream(
   let unobserved = false;
   /** An error event was replaced: nothing after it is relayed. */
   let stopped = false;
+  /** The protocol's last event was read: the stream ends with it. */
+  let last = false;
   let ended = false;
   let cancelled = false;
   /** The read after the last one, started early to learn whether the stream ends there. */
@@ -122,6 +128,10 @@ export function relayStream(
       }
       if (data !== undefined) observe(data);
       out += raw;
+      if (observer.endsStream(event.data)) {
+        last = true;
+        return out;
+      }
     }
     return out;
   };
@@ -191,9 +201,13 @@ export function relayStream(
         whole += decoder.decode(chunk.value, { stream: true });
         out = chunk.value;
       }
-      if (stopped) {
+      if (stopped || last) {
+        // Nothing after a replaced error event or the protocol's last event is read.
         void reader.cancel().catch(() => undefined);
-        await end(false, false);
+        // What came before goes out now; the last bytes wait for the observer's end.
+        send(held);
+        held = undefined;
+        await end(last && !stopped, false);
         close(out);
         return;
       }

@@ -153,6 +153,11 @@ export interface Surface {
   renderError(error: GatewayError, ref: string): RenderedError;
   /** The native server-sent event that ends a stream with an error instead of breaking it off silently. */
   renderStreamError(error: GatewayError, ref: string): string;
+  /**
+   * Whether a streamed event (its `data`) is the last of its stream by the surface's protocol
+   * (`[DONE]`, `message_stop`, …): the stream ends there, whether or not the provider closes it.
+   */
+  endsStream(data: string): boolean;
   /** How to estimate a prefix the gateway has no record of, or undefined when it cannot. */
   prefixTokenCount?(prefix: CachedPrefixReference, apiPath: string): PrefixTokenCount | undefined;
 }

@@ -99,13 +99,23 @@ describe("relaying a proxied route's event stream", () => {
     expect(await deps.store.getResponseHistory("resp_bg", 0)).toEqual({ ...pending, chars: 1_012, outputKnown: true });
   });
 
-  it("does not record the final response of a stream that breaks off", async () => {
+  it("does not record the final response of a stream that breaks off before it", async () => {
+    const deps = depsWithStore();
+    await deps.store.putResponseHistory(pending);
+    // The final event is cut in the middle: it never arrived whole.
+    const upstream = eventStream([frame(completed).slice(0, 40)], new Error("reset"));
+    const response = await relayProxied(deps, retrieveEndpoint(), path, upstream, {}, proxiedCall());
+    await response.text();
+    expect(await deps.store.getResponseHistory("resp_bg", 0)).toEqual(pending);
+  });
+
+  it("records the final response once its event arrived whole, though the provider's stream breaks after it", async () => {
     const deps = depsWithStore();
     await deps.store.putResponseHistory(pending);
     const upstream = eventStream([frame(completed)], new Error("reset"));
     const response = await relayProxied(deps, retrieveEndpoint(), path, upstream, {}, proxiedCall());
-    await response.text();
-    expect(await deps.store.getResponseHistory("resp_bg", 0)).toEqual(pending);
+    expect(await response.text()).toBe(frame(completed));
+    expect((await deps.store.getResponseHistory("resp_bg", 0))?.chars).toBe(1012);
   });
 
   it("replaces a provider's error event with the surface's native one, without the provider's text", async () => {

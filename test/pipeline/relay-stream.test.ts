@@ -5,6 +5,9 @@ import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 
 const encoder = new TextEncoder();
 
+/** The protocol's last event here: `[DONE]`, as OpenAI's chat completions end. */
+const endsStream = (data: string) => data === "[DONE]";
+
 /** A provider stream that sends `chunks`, then ends, or breaks off with `breakWith`. */
 function upstream(chunks: string[], breakWith?: Error): ReadableStream<Uint8Array> {
   let index = 0;
@@ -45,6 +48,7 @@ function relay(stream: ReadableStream<Uint8Array>, contentType = "text/event-str
     stream,
     contentType,
     {
+      endsStream,
       onEvent: (event) => observed.events.push(event),
       onEnd: (complete, cancelled) => void observed.ends.push([complete, cancelled]),
     },
@@ -194,6 +198,7 @@ describe("ending a relayed stream", () => {
       upstream.stream,
       "text/event-stream",
       {
+        endsStream,
         onEvent: () => undefined,
         onEnd: () => {
           endSeen = true;
@@ -221,6 +226,33 @@ describe("ending a relayed stream", () => {
     expect((await reader.read()).done).toBe(true);
   });
 
+  it("ends at the protocol's last event and keeps the record first, though the provider keeps its side open", async () => {
+    const upstream = controlledUpstream();
+    let endSeen = false;
+    const relayed = relayStream(
+      upstream.stream,
+      "text/event-stream",
+      {
+        endsStream,
+        onEvent: () => undefined,
+        onEnd: async () => {
+          endSeen = true;
+        },
+      },
+      failuresFor([]),
+    );
+    const reader = relayed.getReader();
+    upstream.send('data: {"n":1}\n\n');
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: {"n":1}\n\n');
+    // The provider sends its last event and then neither ends nor sends anything for a while.
+    upstream.send('data: [DONE]\n\ndata: {"after":1}\n\n');
+    const last = await reader.read();
+    expect(endSeen).toBe(true);
+    expect(new TextDecoder().decode(last.value)).toBe("data: [DONE]\n\n");
+    expect((await reader.read()).done).toBe(true);
+    expect(upstream.wasCancelled()).toBe(true);
+  });
+
   it("stops at a replaced error event: nothing after it goes out, and the provider's stream is cancelled", async () => {
     const upstream = controlledUpstream();
     const { relayed, observed } = relay(upstream.stream);
@@ -239,6 +271,7 @@ describe("ending a relayed stream", () => {
       upstream(['data: {"n":1}\n\n', 'data: {"n":2}\n\n', "data: [DONE]\n\n"]),
       "text/event-stream",
       {
+        endsStream,
         onEvent: () => {
           seen++;
           throw new TypeError("observer failed");
@@ -259,6 +292,7 @@ describe("ending a relayed stream", () => {
       upstream(['data: {"n":1}\n\n', "data: [DONE]\n\n"]),
       "text/event-stream",
       {
+        endsStream,
         onEvent: () => undefined,
         onEnd: () => {
           throw new TypeError("end failed");
@@ -277,7 +311,7 @@ describe("ending a relayed stream", () => {
     const relayed = relayStream(
       upstream(['[{"n":1}'], new Error("terminated")),
       "application/json",
-      { onEvent: () => undefined, onEnd: () => void order.push(`end after ${broken.length} break`) },
+      { endsStream, onEvent: () => undefined, onEnd: () => void order.push(`end after ${broken.length} break`) },
       failures,
     );
     await expect(textOf(relayed)).rejects.toThrow();

@@ -13,12 +13,22 @@ if (port === null) throw new Error("schema-compiler-worker runs only as a worker
 
 const sourceAjv = (dialect: SchemaDialect, discriminator: boolean) =>
   createAjv(dialect, discriminator, { source: true });
-const shared = new Map<string, AjvInstance>();
-function sharedSourceAjv(dialect: SchemaDialect, discriminator: boolean): AjvInstance {
+/**
+ * One Ajv per dialect for the schemas without identifiers, replaced once it has compiled `recycleAfter`
+ * schema characters: Ajv keeps what it compiled in its scope even after `removeSchema` (~100 bytes per
+ * schema character), so a long-lived instance would grow with every distinct schema.
+ */
+const shared = new Map<string, { ajv: AjvInstance; chars: number }>();
+const recycleAfter = 1_000_000;
+function sharedSourceAjv(dialect: SchemaDialect, discriminator: boolean, chars: number): AjvInstance {
   const name = `${dialect}:${discriminator}`;
-  const ajv = shared.get(name) ?? sourceAjv(dialect, discriminator);
-  shared.set(name, ajv);
-  return ajv;
+  let entry = shared.get(name);
+  if (entry === undefined || entry.chars > recycleAfter) {
+    entry = { ajv: sourceAjv(dialect, discriminator), chars: 0 };
+    shared.set(name, entry);
+  }
+  entry.chars += chars;
+  return entry.ajv;
 }
 
 function compile({ id, text }: CompileJob): CompileResult {
@@ -29,7 +39,12 @@ function compile({ id, text }: CompileJob): CompileResult {
     return { id, refusal: "invalid" };
   }
   // A schema with identifiers gets an Ajv of its own, as on the serving thread.
-  const outcome = compileResponseSchema(schema, text.includes('"$id"') ? sourceAjv : sharedSourceAjv);
+  const outcome = compileResponseSchema(
+    schema,
+    text.includes('"$id"')
+      ? sourceAjv
+      : (dialect, discriminator) => sharedSourceAjv(dialect, discriminator, text.length),
+  );
   if ("refusal" in outcome) return { id, refusal: outcome.refusal };
   const { ajv, schema: prepared, dialect } = outcome;
   try {

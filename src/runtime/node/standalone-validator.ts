@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
 import type { ValidateFunction } from "ajv";
 
@@ -9,6 +10,12 @@ import type { ValidateFunction } from "ajv";
  */
 
 const load = createRequire(import.meta.url);
+
+// V8 keeps every script it compiles in a per-isolate cache keyed by its source, for as long as the isolate
+// lives: each distinct schema's validator code (~2.4 MiB for an 80,000-character schema) would stay there
+// after the validator cache dropped it, and memory would grow with every new schema. The gateway never
+// compiles one source twice (the validator cache does that job), so the cache is turned off, for the process.
+setFlagsFromString("--no-compilation-cache");
 
 /** The only modules Ajv's standalone code asks for: its runtime helpers and the formats of ajv-formats. */
 const allowed = /^(ajv\/dist\/runtime\/[a-z0-9_]+|ajv-formats\/dist\/formats)$/;

@@ -1,3 +1,4 @@
+import { jsonObjectOf } from "../../json/json-object-of.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
 import { parseMessages } from "./messages-body.js";
@@ -33,4 +34,5 @@ export const anthropicSurface: Surface = {
   classifyError: classifyAnthropicError,
   renderError: renderAnthropicError,
   renderStreamError: renderAnthropicStreamError,
+  endsStream: (data) => jsonObjectOf(data)?.type === "message_stop",
 };

@@ -72,6 +72,8 @@ export const geminiSurface: Surface = {
   classifyError: classifyGeminiError,
   renderError: renderGeminiError,
   renderStreamError: renderGeminiStreamError,
+  // Gemini's last chunk carries no mark of its own (a finish reason may come before usage): its stream ends when closed.
+  endsStream: () => false,
   prefixTokenCount(prefix, apiPath) {
     if (prefix.kind !== "cached-content") return undefined;
     const version = /^\/(v1beta|v1|v1alpha)\//.exec(apiPath)?.[1] ?? "v1beta";

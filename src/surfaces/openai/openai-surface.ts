@@ -1,3 +1,4 @@
+import { jsonObjectOf } from "../../json/json-object-of.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
 import { parseChatCompletion } from "./chat-completion-body.js";
@@ -67,6 +68,7 @@ export const openaiSurface: Surface = {
   classifyError: classifyOpenAIError,
   renderError: renderOpenAIError,
   renderStreamError: renderOpenAIStreamError,
+  endsStream: endsOpenAIStream,
   prefixTokenCount(prefix) {
     if (prefix.kind !== "previous-response" || !responseIdPattern.test(prefix.id)) return undefined;
     return {
@@ -78,3 +80,10 @@ export const openaiSurface: Surface = {
     };
   },
 };
+
+/** Chat completions end with `[DONE]`, a Responses stream with the event of its ended response. */
+function endsOpenAIStream(data: string): boolean {
+  if (data === "[DONE]") return true;
+  const event = jsonObjectOf(data);
+  return event !== undefined && finalResponseOf(event) !== undefined;
+}
