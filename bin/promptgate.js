@@ -1,7 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript CLI in place through tsx, as `npm start` runs the gateway: no build step.
-import { register } from "tsx/esm/api";
-
-register();
-const { runCli } = await import("../src/runtime/node/cli/main.ts");
-await runCli();
+// The `promptgate` command: the compiled CLI (`npm run build`, which `npm ci` runs through `prepare`).
+import "../dist/runtime/node/main.js";

@@ -1,15 +1,16 @@
 import { Hono } from "hono";
+import { callListingQuery } from "./admin/call-listing-query.js";
+import { policyReloadFailed, policyReloadResponse, policyReloadUnavailable } from "./admin/policy-reload-response.js";
 import type { Deps } from "./deps.js";
 import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken, keysEqual } from "./http/keys.js";
+import type { PolicyReload } from "./policy/reload-policies.js";
 
 type Env = { Variables: { ref: string } };
 
-const maxListed = 1000;
-
 /**
- * `/promptgate/admin/*`: the call record, behind `PROMPTGATE_ADMIN_KEY` as a bearer key.
+ * `/promptgate/admin/*`: the call record and the policy reload, behind `PROMPTGATE_ADMIN_KEY` as a bearer key.
  * Without a configured key the routes do not exist.
  */
 export function adminRoutes(deps: Deps): Hono<Env> {
@@ -31,12 +32,34 @@ export function adminRoutes(deps: Deps): Hono<Env> {
     await next();
   });
   admin.get("/calls", async (c) => {
-    const caseId = c.req.query("case");
-    if (caseId === undefined || caseId === "") {
-      return renderPlainError(invalidRequest("The query parameter 'case' is required.", "case"), c.var.ref);
+    let query: ReturnType<typeof callListingQuery>;
+    try {
+      query = callListingQuery(new URL(c.req.url).searchParams);
+    } catch (error) {
+      if (!GatewayError.isInstance(error)) throw error;
+      return renderPlainError(error, c.var.ref);
     }
-    const calls = await deps.store.listCallsOfCase(caseId, maxListed);
-    return c.json({ calls }, 200, { "x-promptgate-ref": c.var.ref });
+    const page = await deps.store.listCalls(query);
+    if (page === undefined) {
+      const cursor = query.order === "newest" ? "before" : "after";
+      const message = `The query parameter '${cursor}' names no call the gateway holds.`;
+      return renderPlainError(invalidRequest(message, cursor), c.var.ref);
+    }
+    const next = page.more ? (page.calls.at(-1)?.ref ?? null) : null;
+    return c.json({ calls: page.calls, next }, 200, { "x-promptgate-ref": c.var.ref });
+  });
+  admin.post("/policies/reload", async (c) => {
+    if (new URL(c.req.url).search !== "") {
+      return renderPlainError(invalidRequest("The policy reload takes no query parameters."), c.var.ref);
+    }
+    if (deps.reloadPolicies === undefined) return policyReloadUnavailable(c.var.ref);
+    let outcome: PolicyReload;
+    try {
+      outcome = await deps.reloadPolicies("POST /promptgate/admin/policies/reload");
+    } catch {
+      return policyReloadFailed(c.var.ref);
+    }
+    return policyReloadResponse(outcome, c.var.ref);
   });
   admin.get("/calls/:ref", async (c) => {
     const call = await deps.store.getCall(c.req.param("ref"));

@@ -3,6 +3,7 @@ import { adminRoutes } from "./admin-routes.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
+import { browserAccess } from "./http/cors.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
 import { callSecrets } from "./pipeline/upstream-call.js";
@@ -27,6 +28,17 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
     c.set("ref", deps.newRef());
     await next();
   });
+
+  if (deps.config.corsOrigins !== undefined) {
+    // Before every route, so that a preflight (which carries no key) is answered before the key check. The admin
+    // routes stay same-origin: an operator's key has no business in a web page.
+    const access = browserAccess(deps.config.corsOrigins);
+    for (const path of ["/healthz", "/readyz", "/promptgate/policies"]) app.use(path, access);
+    for (const surface of surfaces) {
+      app.use(`${surface.mount}/*`, access);
+      app.use(`/policies/:policyRef${surface.mount}/*`, access);
+    }
+  }
 
   app.get("/healthz", (c) => c.json({ status: "ok" }, 200, { "x-promptgate-ref": c.var.ref }));
   // Liveness stays /healthz: a draining gateway is alive (it is finishing calls) but takes no new ones.

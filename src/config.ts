@@ -1,3 +1,4 @@
+import { redactKeys } from "./errors/redact-keys.js";
 import type { Surface } from "./surfaces/surface.js";
 
 /** Where one surface's calls go, and the server-held key for it. */
@@ -23,10 +24,14 @@ export interface Config {
   adminKey: string | undefined;
   /** Gateway keys (`PROMPTGATE_KEYS`): when any is set, clients must present one instead of a provider key. */
   gatewayKeys: readonly string[];
+  /** Origins whose browser pages may call the gateway (`PROMPTGATE_CORS_ORIGINS`, `*` for any); undefined: no CORS. */
+  corsOrigins: readonly string[] | undefined;
   db: string;
   maxBodyBytes: number;
   /** The level of the per-call log line (`PROMPTGATE_LOG`): a pino level name, or `silent`. */
   logLevel: LogLevel;
+  /** How the Node log writes its lines (`PROMPTGATE_LOG_FORMAT`); undefined: pretty on a terminal, else JSON. */
+  logFormat: LogFormat | undefined;
   /** How the Node server guards its connections and shuts down; Workers have no server of their own and ignore it. */
   server: ServerConfig;
 }
@@ -51,7 +56,16 @@ export const logLevels = ["trace", "debug", "info", "warn", "error", "fatal", "s
 /** One of `logLevels`. */
 export type LogLevel = (typeof logLevels)[number];
 
-/** A configuration value that cannot be used; names the variable, never its value. */
+/** The formats `PROMPTGATE_LOG_FORMAT` takes: one JSON object per line, or lines for a person to read. */
+export const logFormats = ["json", "pretty"] as const;
+
+/** One of `logFormats`. */
+export type LogFormat = (typeof logFormats)[number];
+
+/**
+ * A configuration value that cannot be used, in one line: the variable, its value (never for a key) and
+ * what it has to be instead.
+ */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
@@ -97,9 +111,11 @@ export function readConfig(environment: Environment): Config {
     upstreams,
     adminKey: environment.PROMPTGATE_ADMIN_KEY || undefined,
     gatewayKeys: readGatewayKeys(environment.PROMPTGATE_KEYS),
+    corsOrigins: readCorsOrigins(environment.PROMPTGATE_CORS_ORIGINS),
     db: environment.PROMPTGATE_DB || "./data/promptgate.db",
     maxBodyBytes: readInteger(environment, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
     logLevel: readLogLevel(environment.PROMPTGATE_LOG),
+    logFormat: readLogFormat(environment.PROMPTGATE_LOG_FORMAT),
     server: readServerConfig(environment),
   };
 }
@@ -114,14 +130,16 @@ function readServerConfig(environment: Environment): ServerConfig {
   const headersSeconds = readInteger(environment, "PROMPTGATE_HEADERS_TIMEOUT_SECONDS", 10, 1, day);
   const requestSeconds = readInteger(environment, "PROMPTGATE_REQUEST_TIMEOUT_SECONDS", 120, 1, day);
   if (headersSeconds > requestSeconds) {
-    throw new ConfigError("PROMPTGATE_HEADERS_TIMEOUT_SECONDS must not exceed PROMPTGATE_REQUEST_TIMEOUT_SECONDS.");
+    throw new ConfigError(
+      `PROMPTGATE_HEADERS_TIMEOUT_SECONDS=${headersSeconds} exceeds PROMPTGATE_REQUEST_TIMEOUT_SECONDS=${requestSeconds}: lower the first or raise the second.`,
+    );
   }
   return {
     headersTimeoutMs: headersSeconds * 1000,
     requestTimeoutMs: requestSeconds * 1000,
     keepAliveTimeoutMs: readInteger(environment, "PROMPTGATE_KEEP_ALIVE_TIMEOUT_SECONDS", 5, 1, day) * 1000,
     maxConnections: environment.PROMPTGATE_MAX_CONNECTIONS
-      ? readInteger(environment, "PROMPTGATE_MAX_CONNECTIONS", 1, 1, 10_000_000)
+      ? readInteger(environment, "PROMPTGATE_MAX_CONNECTIONS", 1, 1, 10_000_000, "from the open-file limit")
       : undefined,
     drainMs: readInteger(environment, "PROMPTGATE_DRAIN_SECONDS", 30, 0, day) * 1000,
   };
@@ -134,15 +152,54 @@ function readGatewayKeys(text: string | undefined): readonly string[] {
     .split(",")
     .map((key) => key.trim())
     .filter((key) => key !== "");
-  if (keys.length === 0) throw new ConfigError("PROMPTGATE_KEYS must hold at least one non-empty key.");
+  // The value is not shown: it is meant to hold keys.
+  if (keys.length === 0) {
+    throw new ConfigError(
+      "PROMPTGATE_KEYS holds no key, only commas and spaces: list the gateway keys separated by commas, or unset it for pass-through auth.",
+    );
+  }
   return keys;
+}
+
+/**
+ * Comma-separated origins as browsers send them (`https://app.example.com`, `http://127.0.0.1:5173`), or `*`;
+ * unset or empty means no CORS at all.
+ */
+function readCorsOrigins(text: string | undefined): readonly string[] | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  const origins = text
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "");
+  for (const origin of origins) {
+    // An origin is only scheme, host and port: a path, a trailing slash or a wildcard host never matches a browser's.
+    if (origin !== "*" && (origin.includes("*") || !URL.canParse(origin) || new URL(origin).origin !== origin)) {
+      throw new ConfigError(
+        `PROMPTGATE_CORS_ORIGINS holds "${origin}", which is no origin: list origins such as https://app.example.com (scheme, host and port, no path), or *.`,
+      );
+    }
+  }
+  return origins;
 }
 
 function readLogLevel(text: string | undefined): LogLevel {
   if (text === undefined || text === "") return "info";
   const level = logLevels.find((candidate) => candidate === text.trim().toLowerCase());
-  if (level === undefined) throw new ConfigError(`PROMPTGATE_LOG must be one of ${logLevels.join(", ")}.`);
+  if (level === undefined) {
+    throw new ConfigError(`PROMPTGATE_LOG=${shown(text)} must be one of ${logLevels.join(", ")} (unset: info).`);
+  }
   return level;
+}
+
+function readLogFormat(text: string | undefined): LogFormat | undefined {
+  if (text === undefined || text === "") return undefined;
+  const format = logFormats.find((candidate) => candidate === text.trim().toLowerCase());
+  if (format === undefined) {
+    throw new ConfigError(
+      `PROMPTGATE_LOG_FORMAT=${shown(text)} must be one of ${logFormats.join(", ")} (unset: pretty on a terminal, else json).`,
+    );
+  }
+  return format;
 }
 
 function readUpstream(
@@ -156,17 +213,47 @@ function readUpstream(
   if (simulated) return { baseUrl: simulatedBaseUrls[name], simulated: true, label: "simulated", serverKey };
   const baseUrl = (configured || defaults.real).replace(/\/+$/, "");
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
-    throw new ConfigError(`${defaults.variable} must be an http(s) URL or "simulated".`);
+    throw new ConfigError(
+      `${defaults.variable}=${shown(withoutCredentials(configured || defaults.real))} must be an http(s) URL such as ${defaults.real}, or "simulated".`,
+    );
   }
   return { baseUrl, simulated: false, label: new URL(baseUrl).origin, serverKey };
 }
 
-function readInteger(environment: Environment, variable: string, fallback: number, min: number, max: number): number {
+/** An integer variable from `min` to `max`; `unset` says what an unset one means where that is not `fallback`. */
+function readInteger(
+  environment: Environment,
+  variable: string,
+  fallback: number,
+  min: number,
+  max: number,
+  unset = String(fallback),
+): number {
   const text = environment[variable];
   if (text === undefined || text === "") return fallback;
   const value = Number(text);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${variable} must be an integer from ${min} to ${max}.`);
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+    throw new ConfigError(`${variable}=${shown(text)} must be a whole number ${range} (unset: ${unset}).`);
   }
   return value;
+}
+
+/**
+ * A value as a refusal quotes it: in JSON quotes, so that spaces and an empty value show, cut short, and
+ * with anything shaped like a key redacted (a key pasted into the wrong variable stays out of the log).
+ */
+export function shown(value: string): string {
+  const cut = value.length > 120 ? `${value.slice(0, 120)}…` : value;
+  return JSON.stringify(redactKeys(cut, []));
+}
+
+/** A URL without its user, password and query, which may hold credentials; other text as it is. */
+function withoutCredentials(text: string): string {
+  if (!URL.canParse(text)) return text;
+  const url = new URL(text);
+  url.username = "";
+  url.password = "";
+  url.search = "";
+  return url.href;
 }

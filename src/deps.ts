@@ -1,5 +1,6 @@
 import type { Config } from "./config.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
+import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallRecord } from "./record/call-record.js";
 import type { LogEntry } from "./record/log-entry.js";
 import type { Store } from "./store/store.js";
@@ -32,6 +33,12 @@ export interface Deps {
   config: Config;
   /** Policy versions: the files' current ones, and every one kept in the store. */
   policies: WritablePolicyRegistry;
+  /**
+   * Re-reads the policy folder and switches `policies` to it when it is valid as a whole, else keeps them
+   * (`trigger`, for the log: `SIGHUP`, `POST /promptgate/admin/policies/reload`). Absent where policies are
+   * bundled at build time (Workers): a policy change there is a deploy.
+   */
+  reloadPolicies?: (trigger: string) => Promise<PolicyReload>;
   transport: Transport;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;

@@ -6,6 +6,7 @@ import {
   type UpstreamErrorCode,
   upstreamErrorMessages,
 } from "./error-classes.js";
+import { failureReason, statusReason } from "./failure-reason.js";
 import { GatewayError, type GatewayErrorDetails, type UpstreamErrorRecord } from "./gateway-error.js";
 import { recordedErrorText } from "./recorded-error-text.js";
 import { retryAfterOf } from "./retry-after.js";
@@ -56,7 +57,8 @@ export function classifyUpstreamAnswer(answer: FailedAnswer, context: ClassifyCo
   const hint = body === undefined ? undefined : context.recognise?.(answer.status, body);
   const code = hint?.code ?? classOfStatus(answer.status);
   const retryAfterMs = retryAfterOf(answer.headers, context.now) ?? hint?.retryAfterMs;
-  return upstreamFailure(code, answer.status, answer.text, context.secrets, retryAfterMs);
+  const reason = answer.status === undefined ? "stream_error_event" : statusReason(answer.status);
+  return upstreamFailure(code, answer.status, answer.text, context.secrets, retryAfterMs, reason);
 }
 
 /**
@@ -68,21 +70,35 @@ export function classifyTransportFailure(
   deadlinePassed: boolean,
   secrets: readonly string[],
 ): GatewayError {
-  if (deadlinePassed) return upstreamFailure("timeout", undefined, "The policy's upstream deadline passed.", secrets);
-  return upstreamFailure("upstream", undefined, describeCause(cause), secrets);
+  if (deadlinePassed) {
+    return upstreamFailure(
+      "timeout",
+      undefined,
+      "The policy's upstream deadline passed.",
+      secrets,
+      undefined,
+      "deadline",
+    );
+  }
+  return upstreamFailure("upstream", undefined, describeCause(cause), secrets, undefined, failureReason(cause));
 }
 
-/** The classified error for `code`, keeping `text` for the record with keys and quoted input masked. */
+/**
+ * The classified error for `code`, keeping `text` for the record with keys and quoted input masked, and
+ * `reason` (an identifier; unset: the status's class) for the log line.
+ */
 export function upstreamFailure(
   code: UpstreamErrorCode,
   upstreamStatus: number | undefined,
   text: string,
   secrets: readonly string[],
   retryAfterMs?: number,
+  reason: string = upstreamStatus === undefined ? "no_answer" : statusReason(upstreamStatus),
 ): GatewayError {
   const upstreamError: UpstreamErrorRecord = {
     class: code,
     text: recordedErrorText(text, secrets),
+    reason,
   };
   if (upstreamStatus !== undefined) upstreamError.status = upstreamStatus;
   const details: GatewayErrorDetails = { upstreamError };

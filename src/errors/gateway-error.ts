@@ -25,6 +25,11 @@ export interface UpstreamErrorRecord {
    * call failed; keys redacted, cut to a bounded length (see `recordedErrorText`).
    */
   text: string;
+  /**
+   * Why, as an identifier the call's log line shows too: `http_5xx` (the status's class), `deadline`,
+   * `stream_error_event`, or a transport failure's code (`ECONNREFUSED`, `UND_ERR_SOCKET`); never text.
+   */
+  reason?: string;
 }
 
 /** Options that some errors carry besides their code. */

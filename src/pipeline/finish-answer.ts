@@ -182,7 +182,7 @@ function streamFailures(input: FinishInput): StreamFailures {
 /** A successful status whose body is not a JSON object: the provider failed to answer. */
 function malformedAnswer(input: FinishInput, length: number): GatewayError {
   const text = `The provider's answer (${length} bytes) is not a JSON object.`;
-  return upstreamFailure("upstream", input.response.status, text, input.call.secrets);
+  return upstreamFailure("upstream", input.response.status, text, input.call.secrets, undefined, "malformed_answer");
 }
 
 function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): FailedCall {

@@ -11,7 +11,9 @@ import { authenticated, authenticationRequired, upstreamCredential } from "./aut
 import { callLabels } from "./call-labels.js";
 import { type CallRecorder, callRecorder } from "./call-recorder.js";
 import { type Deadline, startDeadline } from "./deadline.js";
+import { debugChecks, debugPolicy, debugRoute } from "./debug-steps.js";
 import { finishAnswer } from "./finish-answer.js";
+import { modelOfBody } from "./model-of-body.js";
 import {
   compileCallSchema,
   type Measurements,
@@ -75,8 +77,13 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     record.case = labels.caseId;
     record.call_label = labels.callLabel;
     const credential = upstreamCredential(deps.config, surface);
+    const endpoint = input.refusal === undefined ? surface.match(request.method, path) : undefined;
+    debugRoute(
+      deps,
+      { ref, surface: surface.name, method: request.method, route: path, policyRef: input.policyRef },
+      endpoint,
+    );
     if (input.refusal !== undefined) throw input.refusal;
-    const endpoint = surface.match(request.method, path);
     if (endpoint === undefined) throw new GatewayError("NOT_FOUND", 404, "There is no such route on this surface.");
     if (endpoint.kind === "method-not-allowed") {
       throw new GatewayError("METHOD_NOT_ALLOWED", 405, "This route does not take this HTTP method.", {
@@ -88,8 +95,9 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     record.policy = requested.ref;
     const policy = await casePolicy(deps, requested, input.policyRef, record.case);
     record.policy = policy.ref;
+    debugPolicy(deps, ref, policy, record.case, requested);
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
-    const call = openUpstreamCall(deps, { surface, request, url, credential, deadline });
+    const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline });
     if (endpoint.kind === "proxy") {
       const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);
       const response = await sendUpstream(deps, call, path, body);
@@ -175,22 +183,28 @@ async function sendCall(measured: MeasuredCall): Promise<{ response: Response; r
   const { record } = recorder;
   const { request, path } = input;
   const clientBytes = await readCappedBody(request, deps.config.maxBodyBytes);
-  const schema = namedSchema(deps.schemas, request.headers.get("x-promptgate-schema"));
   const measurements: Measurements = {};
   let prepared: PreparedCall;
   try {
+    const schema = namedSchema(deps.schemas, request.headers.get("x-promptgate-schema"));
     const parsed = parseCall(endpoint, clientBytes, path, policy);
+    // Before the checks, so that a call they refuse still names its model.
+    record.model = parsed.call.model;
     noteFields(record, parsed.call);
     const known = await resolveCachedPrefix(deps, parsed.call, policy, { call, path });
     const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, { call, path }, known);
     await compileCallSchema(endpoint, parsed, policy, schema);
     prepared = prepareCall(endpoint, parsed, path, policy, schema, prefix, measurements);
+  } catch (error) {
+    // A request refused as invalid still names its model where its body does.
+    record.model ??= modelOfBody(clientBytes);
+    throw error;
   } finally {
     record.preflight = measurements.preflight;
     record.provider_check = measurements.provider;
     if (measurements.preflight) headers["x-promptgate-prompt-size"] = JSON.stringify(measurements.preflight);
+    debugChecks(deps, input.ref, measurements, policy, endpoint.kind);
   }
-  record.model = prepared.call.model;
   record.projection_omitted = prepared.omitted;
   const response = await sendUpstream(deps, call, path, prepared.body);
   record.decision = endpoint.kind === "count" ? "measured" : "sent";

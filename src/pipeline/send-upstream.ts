@@ -1,5 +1,7 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyTransportFailure } from "../errors/classify.js";
+import { failureReason } from "../errors/failure-reason.js";
+import { debugUpstream } from "./debug-steps.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { upstreamRequest } from "./upstream-request.js";
 
@@ -16,11 +18,16 @@ export async function sendUpstream(
   method?: string,
 ): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
+  const request = upstreamRequest(call, path, body, method);
+  const startedAt = deps.now().getTime();
   try {
-    response = await deps.transport(upstreamRequest(call, path, body, method));
+    response = await deps.transport(request);
   } catch (cause) {
-    throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
+    const passed = call.deadline.passed();
+    debugUpstream(deps, call.ref, request, { reason: passed ? "deadline" : failureReason(cause) }, startedAt);
+    throw classifyTransportFailure(cause, passed, call.secrets);
   }
+  debugUpstream(deps, call.ref, request, { status: response.status }, startedAt);
   return {
     status: response.status,
     headers: response.headers,

@@ -6,6 +6,8 @@ import type { Deadline } from "./deadline.js";
 
 /** How one call reaches its provider: where, with which credential, until when, and what to keep secret. */
 export interface UpstreamCall {
+  /** The call's ref, for its log lines. */
+  ref: string;
   surface: Surface;
   upstream: UpstreamConfig;
   request: Request;
@@ -19,6 +21,7 @@ export interface UpstreamCall {
 
 /** What a call to the provider starts from. */
 export interface UpstreamCallStart {
+  ref: string;
   surface: Surface;
   request: Request;
   url: URL;

@@ -51,10 +51,10 @@ export function createPolicyRegistry(current: PolicyVersion[], earlier: PolicyVe
       const byName = currentByName.get(policyRef);
       if (byName !== undefined) return byName;
       const pinned = pinnedRef.exec(policyRef);
-      if (pinned === null) throw policyNotFound();
+      if (pinned === null) throw policyNotFound([...currentByName.keys()]);
       const prefix = pinned[2]!.toLowerCase();
       const matches = (versionsByName.get(pinned[1]!) ?? []).filter((version) => version.sha256.startsWith(prefix));
-      if (matches.length !== 1) throw policyNotFound();
+      if (matches.length !== 1) throw policyNotFound([...currentByName.keys()]);
       return matches[0]!;
     },
     list() {
@@ -66,7 +66,22 @@ export function createPolicyRegistry(current: PolicyVersion[], earlier: PolicyVe
   };
 }
 
-// The ref is request input, so the message stays fixed (STYLE.md, principle 5).
-function policyNotFound(): GatewayError {
-  return new GatewayError("POLICY_NOT_FOUND", 404, "No known policy version matches the requested policy reference.");
+/**
+ * The ref is request input, so the message never repeats it (STYLE.md, principle 5); it lists the names
+ * the operator's policy files give, which a client may use, and nothing of their content.
+ */
+function policyNotFound(names: readonly string[]): GatewayError {
+  const known = names.length === 0 ? "none" : listedNames(names);
+  return new GatewayError(
+    "POLICY_NOT_FOUND",
+    404,
+    `No known policy version matches the requested policy reference. Known policies: ${known}.`,
+  );
+}
+
+/** Names, sorted and comma-separated, at most 20 of them and how many more. */
+export function listedNames(names: readonly string[]): string {
+  const sorted = [...new Set(names)].sort();
+  const first = sorted.slice(0, 20).join(", ");
+  return sorted.length > 20 ? `${first} and ${sorted.length - 20} more` : first;
 }

@@ -21,6 +21,8 @@ export interface CallLogLine {
   /** The provider check's total of the representation sent. */
   provider_total_chars: number | undefined;
   upstream_status: number | undefined;
+  /** Why the provider call failed, as an identifier (`ECONNREFUSED`, `http_5xx`, `deadline`); never its text. */
+  upstream_reason: string | undefined;
   duration_ms: number;
   /** The error class or code the client received. */
   error: string | undefined;
@@ -42,6 +44,7 @@ export function callLogLine(record: CallRecord, durationMs: number): CallLogLine
     preflight_conservative_total_chars: record.preflight?.conservative_total_chars,
     provider_total_chars: record.provider_check?.total_chars,
     upstream_status: record.upstream_status,
+    upstream_reason: record.upstream_error?.reason,
     duration_ms: Math.max(0, Math.round(durationMs)),
     error: record.error,
   };

@@ -4,6 +4,7 @@ import { createCachedContents, type SimulatedCachedContents } from "./gemini-cac
 import { geminiError, geminiUnknownRoute } from "./gemini-error.js";
 import { withCamelCaseFields } from "./gemini-field-names.js";
 import { type GeminiStreamMode, generateRequestProblem, simulateGenerateContent } from "./gemini-generate.js";
+import { mountModels } from "./gemini-models.js";
 import { handleJsonRequest } from "./handle-json-request.js";
 import { isJsonObject, type JsonObject } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";
@@ -21,6 +22,7 @@ export function createGeminiSimulator(clock: SimulatedClock = systemClock): Hono
   const app = new Hono();
   const caches = createCachedContents(clock);
   caches.mount(app, (version) => apiVersions.has(version));
+  mountModels(app, (version) => apiVersions.has(version));
   // The model segment holds a colon (`gemini-x:generateContent`), so take it whole and split on the last one.
   app.post("/:version/models/:target{.+}", (c) => {
     const target = c.req.param("target");

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
-import type { CachedPrefixRecord, ResponseHistoryRecord, Store } from "./store.js";
+import type { CachedPrefixRecord, CallQuery, ResponseHistoryRecord, Store } from "./store.js";
 
 /** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */
 export interface MemoryStoreOptions {
@@ -32,6 +32,29 @@ function unexpired<V extends { expiresAt: number }>(
   return undefined;
 }
 
+/** A call record as kept: its JSON text, its place in the order of writing, and the fields a listing filters by. */
+interface StoredCall {
+  seq: number;
+  fields: Pick<CallRecord, "case" | "decision" | "policy" | "surface" | "error">;
+  json: string;
+}
+
+/** Whether a stored call passes every filter of `query` (its order, cursor and limit aside). */
+function matches(query: CallQuery, { fields }: StoredCall): boolean {
+  const policyMatches =
+    query.policy === undefined ||
+    (query.policy.includes("@")
+      ? fields.policy === query.policy
+      : fields.policy?.startsWith(`${query.policy}@`) === true);
+  return (
+    policyMatches &&
+    (query.case === undefined || fields.case === query.case) &&
+    (query.decision === undefined || fields.decision === query.decision) &&
+    (query.surface === undefined || fields.surface === query.surface) &&
+    (query.error === undefined || fields.error === query.error)
+  );
+}
+
 /**
  * A Store held in memory, for `PROMPTGATE_DB=memory` and tests. Call records and cache/history entries are
  * bounded; policy versions and case freezes are small and kept. Values are copied in and out, so that callers
@@ -45,8 +68,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const casePolicies = new Map<string, string>();
   const cachedPrefixes = boundedMap<CachedPrefixRecord>(maxEntries);
   const responseHistories = boundedMap<ResponseHistoryRecord>(maxEntries);
-  // A call record is kept as its JSON text with its case, as the SQL store keeps it: cheaper to copy in than a clone.
-  const calls = boundedMap<{ case: string | undefined; json: string }>(maxCalls);
+  // A call record is kept as its JSON text, as the SQL store keeps it (cheaper to copy in than a clone), with the
+  // fields it is listed by.
+  const calls = boundedMap<StoredCall>(maxCalls);
+  let callsWritten = 0;
 
   return {
     async savePolicyVersion(version) {
@@ -95,7 +120,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async appendCall(record) {
-      if (!calls.has(record.ref)) calls.set(record.ref, { case: record.case, json: JSON.stringify(record) });
+      if (calls.has(record.ref)) return;
+      const { case: caseId, decision, policy, surface, error } = record;
+      callsWritten += 1;
+      calls.set(record.ref, {
+        seq: callsWritten,
+        fields: { case: caseId, decision, policy, surface, error },
+        json: JSON.stringify(record),
+      });
     },
     async getCall(ref) {
       const stored = calls.peek(ref);
@@ -106,9 +138,25 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const found: CallRecord[] = [];
       for (const stored of calls.rvalues()) {
         if (found.length >= count) break;
-        if (stored !== undefined && stored.case === caseId) found.push(JSON.parse(stored.json) as CallRecord);
+        if (stored !== undefined && stored.fields.case === caseId) found.push(JSON.parse(stored.json) as CallRecord);
       }
       return found;
+    },
+    async listCalls(query) {
+      const after = query.after === undefined ? undefined : calls.peek(query.after)?.seq;
+      if (query.after !== undefined && after === undefined) return undefined;
+      const newest = query.order === "newest";
+      const limit = Math.max(0, Math.trunc(query.limit));
+      const found: CallRecord[] = [];
+      // Writing order is the cache's order, as reads only peek: values() runs newest first, rvalues() oldest first.
+      for (const stored of newest ? calls.values() : calls.rvalues()) {
+        if (stored === undefined) continue;
+        if (after !== undefined && (newest ? stored.seq >= after : stored.seq <= after)) continue;
+        if (!matches(query, stored)) continue;
+        if (found.length === limit) return { calls: found, more: true };
+        found.push(JSON.parse(stored.json) as CallRecord);
+      }
+      return { calls: found, more: false };
     },
 
     async close() {},

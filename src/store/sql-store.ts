@@ -1,5 +1,6 @@
 import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
+import { callListingStatement } from "./call-listing-sql.js";
 import type { Store } from "./store.js";
 
 /** A value bound to a SQL parameter. */
@@ -159,6 +160,21 @@ export function sqlStore(database: SqlExecutor): Store {
         [caseId, count],
       ]);
       return rows.map((row) => JSON.parse(row.record) as CallRecord);
+    },
+    async listCalls(query) {
+      let afterSeq: number | undefined;
+      if (query.after !== undefined) {
+        // A ref keeps its seq for good (records are never changed), so reading it apart from the page is safe.
+        const row = await database.first<{ seq: number }>(["SELECT seq FROM calls WHERE ref = ?", [query.after]]);
+        if (row === undefined) return undefined;
+        afterSeq = row.seq;
+      }
+      const limit = Math.max(0, Math.trunc(query.limit));
+      const rows = await database.all<{ record: string }>(callListingStatement({ ...query, limit }, afterSeq));
+      return {
+        calls: rows.slice(0, limit).map((row) => JSON.parse(row.record) as CallRecord),
+        more: rows.length > limit,
+      };
     },
 
     close: () => database.close(),

@@ -1,5 +1,5 @@
 import type { PolicyVersion } from "../policy/policy.js";
-import type { CallRecord } from "../record/call-record.js";
+import type { CallDecision, CallRecord } from "../record/call-record.js";
 
 /** What the gateway remembers of a Gemini cached content it created: its size, never its text. */
 export interface CachedPrefixRecord {
@@ -24,6 +24,30 @@ export interface ResponseHistoryRecord {
    */
   outputKnown: boolean;
   expiresAt: number;
+}
+
+/** Which call records `listCalls` returns: every filter given applies, in one order, a page at a time. */
+export interface CallQuery {
+  /** `newest` first (the latest calls), or `oldest` first (a case read in order). */
+  order: "newest" | "oldest";
+  /** The most records a page holds. */
+  limit: number;
+  /** The ref of the last record of the previous page: this page continues after it, in `order`. */
+  after?: string;
+  case?: string;
+  decision?: CallDecision;
+  /** A policy name (calls under any of its versions) or one version's `name@` + 12 hex digits, as records hold it. */
+  policy?: string;
+  surface?: string;
+  /** The error code the client received. */
+  error?: string;
+}
+
+/** A page of call records. */
+export interface CallPage {
+  calls: CallRecord[];
+  /** Whether more records match after the page's last one. */
+  more: boolean;
 }
 
 /**
@@ -63,6 +87,8 @@ export interface Store {
   getCall(ref: string): Promise<CallRecord | undefined>;
   /** The records of one case, oldest first, at most `limit`. */
   listCallsOfCase(caseId: string, limit: number): Promise<CallRecord[]>;
+  /** A page of the records `query` selects; undefined when `query.after` is no ref the store holds. */
+  listCalls(query: CallQuery): Promise<CallPage | undefined>;
 
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import packageJson from "../../package.json" with { type: "json" };
 import type { CliIo } from "../../src/runtime/node/cli/cli-io.js";
 import { main } from "../../src/runtime/node/cli/main.js";
 import type { ReplayReport } from "../../src/runtime/node/cli/replay.js";
@@ -112,17 +113,34 @@ describe("promptgate replay (in process)", () => {
 });
 
 describe("promptgate", () => {
-  it("prints its help on stdout and exits 0", async () => {
-    const output = capture();
-    expect(await main(["--help"], output.io)).toBe(0);
-    expect(output.stdout()).toContain("replay");
+  it("prints its help on stdout, naming every command and the environment, and exits 0", async () => {
+    for (const flag of ["--help", "-h", "help"]) {
+      const output = capture();
+      expect(await main([flag], output.io)).toBe(0);
+      for (const text of ["promptgate [serve]", "promptgate replay", "promptgate init", "--version", "PROMPTGATE_DB"]) {
+        expect(output.stdout()).toContain(text);
+      }
+    }
   });
 
-  it("exits 2 for no command or an unknown one", async () => {
-    for (const args of [[], ["serve"], ["toString"]]) {
+  it("prints the package's version for --version", async () => {
+    const output = capture();
+    expect(await main(["--version"], output.io)).toBe(0);
+    expect(output.stdout()).toBe(`${packageJson.version}\n`);
+  });
+
+  it("prints the usage on stderr and exits 2 for an unknown command or option, without starting", async () => {
+    for (const args of [["toString"], ["--port", "80"], ["--version", "now"], ["serve", "--port"], ["serve", "now"]]) {
       const output = capture();
       expect(await main(args, output.io)).toBe(2);
-      expect(output.stderr()).toContain("Usage: promptgate COMMAND");
+      expect(output.stderr()).toContain("Usage:\n  promptgate [serve]");
+      expect(output.stdout()).toBe("");
     }
+  });
+
+  it("names the unknown option or command it refuses", async () => {
+    const output = capture();
+    await main(["--verbose"], output.io);
+    expect(output.stderr()).toMatch(/^promptgate: unknown option "--verbose"\./);
   });
 });

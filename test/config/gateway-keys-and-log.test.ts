@@ -34,6 +34,6 @@ describe("PROMPTGATE_LOG", () => {
   });
 
   it("refuses an unknown level, naming the variable", () => {
-    expect(() => readConfig({ PROMPTGATE_LOG: "loud" })).toThrow(/PROMPTGATE_LOG must be one of/);
+    expect(() => readConfig({ PROMPTGATE_LOG: "loud" })).toThrow(/^PROMPTGATE_LOG="loud" must be one of trace, /);
   });
 });

@@ -32,7 +32,9 @@ describe("the Node server's limits", () => {
   it("refuse a header timeout longer than the request timeout, as Node would", () => {
     expect(() =>
       readConfig({ PROMPTGATE_HEADERS_TIMEOUT_SECONDS: "30", PROMPTGATE_REQUEST_TIMEOUT_SECONDS: "20" }),
-    ).toThrow("PROMPTGATE_HEADERS_TIMEOUT_SECONDS must not exceed PROMPTGATE_REQUEST_TIMEOUT_SECONDS.");
+    ).toThrow(
+      "PROMPTGATE_HEADERS_TIMEOUT_SECONDS=30 exceeds PROMPTGATE_REQUEST_TIMEOUT_SECONDS=20: lower the first or raise the second.",
+    );
   });
 
   it.each([
@@ -41,7 +43,9 @@ describe("the Node server's limits", () => {
     ["PROMPTGATE_KEEP_ALIVE_TIMEOUT_SECONDS", "soon"],
     ["PROMPTGATE_MAX_CONNECTIONS", "0"],
     ["PROMPTGATE_DRAIN_SECONDS", "-1"],
-  ])("refuse %s=%s, naming the variable", (variable, value) => {
-    expect(() => readConfig({ [variable]: value })).toThrow(new RegExp(`^${variable} must be an integer`));
+  ])("refuse %s=%s, naming the variable and the value", (variable, value) => {
+    expect(() => readConfig({ [variable]: value })).toThrow(
+      new RegExp(`^${variable}="${value}" must be a whole number`),
+    );
   });
 });

@@ -277,7 +277,9 @@ describe("bad input on the three surfaces", () => {
       );
       const text = await expectNativeError(surface, response, 404, "POLICY_NOT_FOUND");
       expect(text).not.toContain("000000000000");
-      expect(text).not.toContain("investigation.bounded");
+      expect(text).not.toContain("investigation.bounded@");
+      // It lists the names a client may use instead, not the reference it was given.
+      expect(text).toContain("Known policies: case.interpretation, default, investigation.bounded,");
       expect(headerText(response)).not.toContain("000000000000");
       expect(harness.upstream.received).toHaveLength(0);
     });

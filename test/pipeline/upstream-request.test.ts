@@ -15,6 +15,7 @@ const serverKey = "sk-server-key-0123456789";
 function callOf(surface: Surface, path: string, credential: UpstreamCredential): UpstreamCall {
   const url = new URL(`http://gateway.test${surface.mount}${path}`);
   return {
+    ref: "ref_0123456789abcdef",
     surface,
     upstream: { baseUrl: "https://provider.test", simulated: false, label: "provider", serverKey },
     request: new Request(url),

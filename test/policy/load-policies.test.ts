@@ -191,7 +191,7 @@ describe("loadPolicies refusals", () => {
   it("refuses an unknown key, naming it as the field", async () => {
     const error = await refusal(`${minimal}\n[gemini]\nprojetion = "outer"\n`);
     expect(error.field).toBe("gemini.projetion");
-    expect(error.reason).toBe("is not a known field");
+    expect(error.reason).toBe("is an unknown key (did you mean projection?)");
   });
 
   it("refuses an unknown top-level key", async () => {

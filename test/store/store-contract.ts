@@ -368,5 +368,119 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         expect((await store.getCall("ref_1"))?.decision).toBe("sent");
       });
     });
+
+    describe("call listings", () => {
+      /** Six calls, in this order, that differ in case, decision, policy, surface and error. */
+      const calls = [
+        callRecord("ref_a", "case-1"),
+        callRecord("ref_b", undefined, { surface: "gemini", policy: "investigation.bounded.v1@bbbbbbbbbbbb" }),
+        callRecord("ref_c", "case-1", { decision: "rejected", error: "INVESTIGATION_PROMPT_LIMIT" }),
+        callRecord("ref_d", "case-2", { decision: "failed", error: "timeout", surface: "anthropic" }),
+        callRecord("ref_e", undefined, { policy: "investigation.bounded@cccccccccccc", surface: "gemini" }),
+        callRecord("ref_f", "case-1", { policy: undefined, decision: "rejected", error: "INVALID_REQUEST" }),
+      ];
+      const refsOf = (page: { calls: CallRecord[] } | undefined) => page?.calls.map((record) => record.ref);
+
+      beforeEach(async () => {
+        for (const record of calls) await store.appendCall(record);
+      });
+
+      it("lists every call newest first, whole records", async () => {
+        const page = await store.listCalls({ order: "newest", limit: 10 });
+        expect(refsOf(page)).toEqual(["ref_f", "ref_e", "ref_d", "ref_c", "ref_b", "ref_a"]);
+        expect(page?.calls[2]).toEqual(calls[3]);
+        expect(page?.more).toBe(false);
+      });
+
+      it("lists a case oldest first", async () => {
+        const page = await store.listCalls({ order: "oldest", limit: 10, case: "case-1" });
+        expect(refsOf(page)).toEqual(["ref_a", "ref_c", "ref_f"]);
+      });
+
+      it("pages newest first: a page of `limit`, then the next after its last ref, until no more", async () => {
+        const first = await store.listCalls({ order: "newest", limit: 4 });
+        expect(first).toMatchObject({ more: true });
+        expect(refsOf(first)).toEqual(["ref_f", "ref_e", "ref_d", "ref_c"]);
+        const second = await store.listCalls({ order: "newest", limit: 4, after: "ref_c" });
+        expect(refsOf(second)).toEqual(["ref_b", "ref_a"]);
+        expect(second?.more).toBe(false);
+      });
+
+      it("pages a case oldest first after a ref", async () => {
+        const first = await store.listCalls({ order: "oldest", limit: 2, case: "case-1" });
+        expect(first).toMatchObject({ more: true });
+        const second = await store.listCalls({ order: "oldest", limit: 2, case: "case-1", after: "ref_c" });
+        expect(refsOf(second)).toEqual(["ref_f"]);
+        expect(second?.more).toBe(false);
+      });
+
+      it("says there are no more when the last page is exactly full", async () => {
+        const page = await store.listCalls({ order: "newest", limit: 2, after: "ref_c" });
+        expect(refsOf(page)).toEqual(["ref_b", "ref_a"]);
+        expect(page?.more).toBe(false);
+      });
+
+      it("continues after a ref that the filters would leave out", async () => {
+        const page = await store.listCalls({ order: "newest", limit: 10, surface: "gemini", after: "ref_d" });
+        expect(refsOf(page)).toEqual(["ref_b"]);
+      });
+
+      it("answers undefined for a cursor that is no stored ref", async () => {
+        expect(await store.listCalls({ order: "newest", limit: 10, after: "ref_unknown" })).toBeUndefined();
+      });
+
+      it("filters by decision", async () => {
+        expect(refsOf(await store.listCalls({ order: "newest", limit: 10, decision: "rejected" }))).toEqual([
+          "ref_f",
+          "ref_c",
+        ]);
+      });
+
+      it("filters by surface", async () => {
+        expect(refsOf(await store.listCalls({ order: "newest", limit: 10, surface: "gemini" }))).toEqual([
+          "ref_e",
+          "ref_b",
+        ]);
+      });
+
+      it("filters by error code", async () => {
+        expect(refsOf(await store.listCalls({ order: "newest", limit: 10, error: "timeout" }))).toEqual(["ref_d"]);
+      });
+
+      it("filters by policy name, every version of it and no other name that begins alike", async () => {
+        const page = await store.listCalls({ order: "newest", limit: 10, policy: "investigation.bounded" });
+        expect(refsOf(page)).toEqual(["ref_e", "ref_d", "ref_c", "ref_a"]);
+      });
+
+      it("filters by one policy version", async () => {
+        const page = await store.listCalls({
+          order: "newest",
+          limit: 10,
+          policy: "investigation.bounded@cccccccccccc",
+        });
+        expect(refsOf(page)).toEqual(["ref_e"]);
+      });
+
+      it("applies every filter given at once", async () => {
+        const page = await store.listCalls({ order: "oldest", limit: 10, case: "case-1", decision: "rejected" });
+        expect(refsOf(page)).toEqual(["ref_c", "ref_f"]);
+        const none = await store.listCalls({ order: "newest", limit: 10, surface: "gemini", error: "timeout" });
+        expect(none).toEqual({ calls: [], more: false });
+      });
+
+      it("leaves calls without a policy out of a policy filter only", async () => {
+        expect(refsOf(await store.listCalls({ order: "newest", limit: 1 }))).toEqual(["ref_f"]);
+        const page = await store.listCalls({ order: "newest", limit: 10, policy: "investigation" });
+        expect(page).toEqual({ calls: [], more: false });
+      });
+
+      it("lists nothing at limit 0, and says whether calls match", async () => {
+        expect(await store.listCalls({ order: "newest", limit: 0 })).toEqual({ calls: [], more: true });
+        expect(await store.listCalls({ order: "newest", limit: 0, case: "case-9" })).toEqual({
+          calls: [],
+          more: false,
+        });
+      });
+    });
   });
 }

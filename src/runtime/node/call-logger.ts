@@ -1,22 +1,58 @@
-import { type DestinationStream, pino } from "pino";
-import type { LogLevel } from "../../config.js";
+import { type DestinationStream, type Logger, pino } from "pino";
+import { prettyFactory } from "pino-pretty";
+import type { Config } from "../../config.js";
 import { type LogEntry, logLines } from "../../record/log-entry.js";
 
+/** What decides how the Node log writes: `PROMPTGATE_LOG` and `PROMPTGATE_LOG_FORMAT`. */
+export type LogSettings = Pick<Config, "logLevel" | "logFormat">;
+
 /**
- * The Node runtime's log through pino, to stdout unless a destination is given (tests capture the
- * lines): one JSON line per call, one per internal error (at `error`, with its redacted stack), and a
- * count of requests refused before authentication at most once a minute. A line holds only what its
- * type holds; the redaction paths guard against a credential ever being added to one by mistake.
+ * The Node runtime's pino logger, to stdout unless a destination is given (tests capture the lines):
+ * one JSON object per line, or, with `PROMPTGATE_LOG_FORMAT=pretty` or unset on a terminal, lines for
+ * a person (pino-pretty). Every line of the process goes through one of these, the start-up line
+ * included, so that they share fields, level names and format. The redaction paths guard against a
+ * credential ever being added to a line by mistake.
  */
-export function callLogger(level: LogLevel, destination?: DestinationStream): (entry: LogEntry) => void {
+export function nodeLogger(settings: LogSettings, destination?: DestinationStream): Logger {
   const options = {
-    level,
+    level: settings.logLevel,
     base: { service: "promptgate" },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: ["authorization", "key", "api_key", "headers", "*.authorization", "*.key"], remove: true },
   };
-  const logger = destination === undefined ? pino(options) : pino(options, destination);
+  if (!pretty(settings, destination)) return destination === undefined ? pino(options) : pino(options, destination);
+  const terminal = destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);
+  // Formatted in the same turn as the line is logged, and written as pino writes stdout (synchronously),
+  // so that a line logged just before the process exits is not lost in a stream between the two.
+  const prettify = prettyFactory({
+    colorize: terminal,
+    singleLine: true,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "service",
+    // A call line's `error` is its error code, not an Error to print on lines of its own.
+    errorLikeObjectKeys: ["err"],
+  });
+  const target = destination ?? pino.destination({ fd: 1, sync: true });
+  return pino(options, { write: (line: string) => target.write(prettify(line)) });
+}
+
+/** Pretty when asked to, or when not told and the lines go to a terminal. */
+function pretty(settings: LogSettings, destination: DestinationStream | undefined): boolean {
+  if (settings.logFormat !== undefined) return settings.logFormat === "pretty";
+  return destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);
+}
+
+function isTerminal(destination: DestinationStream): boolean {
+  return (destination as { isTTY?: unknown }).isTTY === true;
+}
+
+/**
+ * The gateway's log (`Deps["log"]`) on a Node logger: one line per call, one per internal error (at
+ * `error`, with its redacted stack), a count of requests refused before authentication at most once a
+ * minute, and at `debug` the steps of each call. A line holds only what its type holds.
+ */
+export function callLogger(logger: Logger): (entry: LogEntry) => void {
   const linesOf = logLines();
   return (entry) => {
     const written = linesOf(entry, Date.now());

@@ -10,22 +10,25 @@ import { newRef } from "../../errors/ref.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
+import type { PolicyReload } from "../../policy/reload-policies.js";
+import { reloadablePolicies } from "../../policy/reloadable-policies.js";
 import { ajvSchemaCompiling } from "../../schema/compile-schema.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
-import { memoryStore } from "../../store/memory-store.js";
-import type { Store } from "../../store/store.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
-import { callLogger } from "./call-logger.js";
+import { callLogger, nodeLogger } from "./call-logger.js";
 import { warnAboutConnections } from "./connection-warnings.js";
 import { listen } from "./listen.js";
+import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
+import { policySchemaPath } from "./package-paths.js";
 import { type PendingWork, pendingWork } from "./pending-work.js";
+import { nodePolicyReload } from "./policy-reload.js";
 import { workerSchemaCompiler } from "./schema-compiler.js";
 import { serverDrain } from "./server-drain.js";
 import { defaultMaxConnections, openFileLimit, serverOptions } from "./server-limits.js";
-import { sqliteStore } from "./sqlite-store.js";
+import { startUpRefusal } from "./start-up-refusals.js";
 import { undiciTransport } from "./undici-transport.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -46,20 +49,10 @@ export async function readNamedSchemas(directory: string): Promise<Map<string, u
     try {
       schemas.set(name.slice(0, -".json".length), JSON.parse(await readFile(path, "utf8")));
     } catch {
-      throw new ConfigError(`${path} is not valid JSON.`);
+      throw new ConfigError(`${path} is not valid JSON: correct it, or move it out of ${directory}.`);
     }
   }
   return schemas;
-}
-
-/** The store `PROMPTGATE_DB` names: `memory`, or a SQLite file (a newer database stops start-up cleanly). */
-function openStore(db: string): Store {
-  if (db === "memory") return memoryStore();
-  try {
-    return sqliteStore(db);
-  } catch (error) {
-    throw new ConfigError(error instanceof Error ? error.message : `The database ${db} cannot be opened.`);
-  }
 }
 
 /** What a Node gateway takes besides its environment. */
@@ -78,34 +71,52 @@ export function createNodeDeps(environment: Environment, options: NodeGatewayOpt
   return nodeDeps(environment, options, pendingWork());
 }
 
+/** The Node dependencies: policies are read from a folder, so they can be reloaded. */
+type NodeDeps = Deps & { reloadPolicies: NonNullable<Deps["reloadPolicies"]> };
+
 /** The Node dependencies, with every call record written tracked in `work`. */
-async function nodeDeps(environment: Environment, options: NodeGatewayOptions, work: PendingWork): Promise<Deps> {
+async function nodeDeps(environment: Environment, options: NodeGatewayOptions, work: PendingWork): Promise<NodeDeps> {
   const config = readConfig(environment);
-  const policySchema = JSON.parse(await readFile(join(config.schemasDir, "policy.schema.json"), "utf8"));
-  const policies = await loadPolicies(await readPolicyFiles(config.policiesDir), policySchema);
+  const policySchema = JSON.parse(await readFile(policySchemaPath, "utf8"));
+  const refusal = startUpRefusal(environment);
+  const policyFiles = await readPolicyFiles(config.policiesDir).catch(refusal.folder("policies", config.policiesDir));
+  const policies = await loadPolicies(policyFiles, policySchema);
   try {
     policies.resolve(config.defaultPolicy);
   } catch {
-    throw new ConfigError(`PROMPTGATE_DEFAULT_POLICY names no policy in ${config.policiesDir}.`);
+    throw refusal.defaultPolicy(config, policies.list());
   }
   // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
   useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling(), compiler: workerSchemaCompiler() }));
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
-  const schemas = await readNamedSchemas(config.schemasDir);
-  const store = openStore(config.db);
+  const schemas = await readNamedSchemas(config.schemasDir).catch(refusal.folder("schemas", config.schemasDir));
+  // Held so that a reload (SIGHUP, the admin route) swaps the registry every call reads through.
+  const held = reloadablePolicies(policies);
+  const database = refusal.database(config.db);
+  const store = openStore(database);
   try {
     await syncPolicyVersions(store, policies);
   } catch (error) {
     await store.close();
-    throw error;
+    // A database opened but refusing its first write: read-only, full, locked by another process.
+    throw isSqliteFailure(error) ? databaseRefusal(database, error) : error;
   }
-  const log = callLogger(config.logLevel, options.logDestination);
+  const log = callLogger(nodeLogger(config, options.logDestination));
   const unstored = (ref: string, error: unknown) =>
     logInternalError({ log }, ref, error, "record", configSecrets(config));
+  const reloadPolicies = nodePolicyReload({
+    config,
+    policies: held,
+    policySchema,
+    readFiles: () => readPolicyFiles(config.policiesDir),
+    keep: (registry) => syncPolicyVersions(store, registry),
+    logDestination: options.logDestination,
+  });
   return {
     config,
-    policies,
+    policies: held,
+    reloadPolicies,
     transport,
     schemas,
     store,
@@ -120,6 +131,10 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
 export interface NodeGateway {
   url: string;
   config: Config;
+  /** The policy versions it serves (its start-up line lists the current ones). */
+  policies: Deps["policies"];
+  /** Re-reads the policy folder and switches to it when valid, else keeps the running set; logs either way. */
+  reloadPolicies(trigger: string): Promise<PolicyReload>;
   /**
    * Stops accepting connections and marks `/readyz` draining, lets the requests in flight finish
    * for up to `drainMs` (default `PROMPTGATE_DRAIN_SECONDS`), cuts off the rest, then commits
@@ -183,6 +198,8 @@ export async function startNodeGateway(
   return {
     url: `http://${config.host}:${port}`,
     config,
+    policies: deps.policies,
+    reloadPolicies: deps.reloadPolicies,
     shutdown,
     close: async () => {
       await shutdown(0);

@@ -90,7 +90,7 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
   };
 
   const start = (): Worker => {
-    const started = new Worker(new URL(bootstrap()), {
+    const started = new Worker(workerEntry(), {
       // Not this process's flags: a preloaded TypeScript module (`--import x.ts`) cannot load before tsx registers.
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMiB ?? 1024 },
@@ -145,12 +145,14 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
 }
 
 /**
- * The worker's entry as a module of its own: Node runs it without this process's TypeScript loader, so it
- * registers tsx (how promptgate runs on Node) before it imports the TypeScript worker.
+ * The worker's entry. Built (dist/), it is the compiled worker beside this module. Run from the sources (tests,
+ * scripts through tsx), it is a module of its own: Node runs a worker without this process's TypeScript loader,
+ * so it registers tsx (a dev dependency) before it imports the TypeScript worker.
  */
-function bootstrap(): string {
+function workerEntry(): URL {
+  if (import.meta.url.endsWith(".js")) return new URL("./schema-compiler-worker.js", import.meta.url);
   const tsx = import.meta.resolve("tsx/esm/api");
   const entry = new URL("./schema-compiler-worker.ts", import.meta.url).href;
   const source = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
-  return `data:text/javascript,${encodeURIComponent(source)}`;
+  return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
 }

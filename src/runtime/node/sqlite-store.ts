@@ -22,10 +22,26 @@ function readUserVersion(database: Database.Database): number {
   return Number(database.pragma("user_version", { simple: true }));
 }
 
+/** A database written by a newer promptgate, whose schema this code does not know. */
+export class NewerSchemaError extends Error {
+  override readonly name = "NewerSchemaError";
+
+  constructor(
+    readonly path: string,
+    readonly stored: number,
+  ) {
+    super(
+      `The database ${path} has schema version ${stored}, newer than version ${schemaVersion} of this promptgate; refusing to open it.`,
+    );
+  }
+
+  static isInstance(value: unknown): value is NewerSchemaError {
+    return value instanceof NewerSchemaError;
+  }
+}
+
 function newerSchemaError(path: string, stored: number): Error {
-  return new Error(
-    `The database ${path} has schema version ${stored}, newer than version ${schemaVersion} of this promptgate; refusing to open it.`,
-  );
+  return new NewerSchemaError(path, stored);
 }
 
 /** Brings an older schema to `schemaVersion` in one IMMEDIATE transaction. */

@@ -14,11 +14,17 @@ const processExit: ProcessExit = {
 /** Where the signals come from: the process, or an emitter in tests. */
 type Signals = Pick<NodeJS.EventEmitter, "on">;
 
-/** Drains and stops the gateway on the first SIGTERM or SIGINT; a second one cuts the drain short. */
+/**
+ * Drains and stops the gateway on the first SIGTERM or SIGINT of `signals`; a second one cuts the drain short.
+ * SIGHUP of `hangups` (the process itself unless a test says otherwise: stop signals may come through a filter)
+ * reloads the policy folder until a stop begins; the reload logs how it went. Without a listener, SIGHUP would
+ * end the process.
+ */
 export function stopOnSignals(
-  gateway: Pick<NodeGateway, "shutdown" | "config">,
+  gateway: Pick<NodeGateway, "shutdown" | "config"> & Partial<Pick<NodeGateway, "reloadPolicies">>,
   exit: ProcessExit = processExit,
   signals: Signals = process,
+  hangups: Signals = process,
 ): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -31,6 +37,13 @@ export function stopOnSignals(
   };
   signals.on("SIGTERM", stop);
   signals.on("SIGINT", stop);
+  const { reloadPolicies } = gateway;
+  if (reloadPolicies !== undefined) {
+    hangups.on("SIGHUP", () => {
+      // The reload's log line says how it went, a failure included.
+      if (!stopping) reloadPolicies("SIGHUP").catch(() => {});
+    });
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ const ranks: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 
 
 /** The console method of each level, from which Workers Logs takes a line's level. */
 const write: Record<WrittenLine["level"], (text: string) => void> = {
+  debug: (text) => console.debug(text),
   info: (text) => console.log(text),
   warn: (text) => console.warn(text),
   error: (text) => console.error(text),

@@ -35,6 +35,7 @@ export interface WorkerEnv extends Env {
   PROMPTGATE_UPSTREAM_OPENAI?: string;
   PROMPTGATE_UPSTREAM_GEMINI?: string;
   PROMPTGATE_UPSTREAM_ANTHROPIC?: string;
+  PROMPTGATE_CORS_ORIGINS?: string;
 }
 
 /** The string members of `env`: the `[vars]` and the secrets (provider keys, admin key), for `readConfig`. */

@@ -1,48 +1,61 @@
 import { existsSync } from "node:fs";
+import { packageVersion } from "../package-paths.js";
 import type { CliIo, ExitCode } from "./cli-io.js";
+import { initCommand } from "./init-command.js";
+import { mainHelp } from "./main-help.js";
 import { replayCommand } from "./replay-command.js";
-
-/** The `--help` text of `promptgate`. */
-export const mainHelp = `Usage: promptgate COMMAND [OPTIONS]
-
-Commands:
-  replay   replay stored request bodies through the gateway's checks, offline, and
-           print one JSON report (promptgate replay --help)
-
-The gateway itself is started with npm start (promptgate's HTTP server).
-`;
+import { serveCommand } from "./serve-command.js";
+import { UsageError } from "./usage-error.js";
 
 // A Map, so that a command line naming `constructor` or `toString` finds no command.
-const commands = new Map<string, (args: string[], io: CliIo) => Promise<ExitCode>>([["replay", replayCommand]]);
+const commands = new Map<string, (args: string[], io: CliIo) => Promise<ExitCode>>([
+  ["serve", serveCommand],
+  ["replay", replayCommand],
+  ["init", initCommand],
+]);
 
-/** Runs one command line (without `node` and the script) and returns its exit code; never throws. */
+/**
+ * Runs one command line (without `node` and the script) and returns its exit code; never throws. Without a
+ * command it serves: `serve` resolves once the gateway listens, which then keeps the process alive.
+ */
 export async function main(args: string[], io: CliIo): Promise<ExitCode> {
-  const [name, ...rest] = args;
+  const [name = "serve", ...rest] = args;
   if (name === "--help" || name === "-h" || name === "help") {
     io.stdout(mainHelp);
     return 0;
   }
-  const command = name === undefined ? undefined : commands.get(name);
+  if ((name === "--version" || name === "-v") && rest.length === 0) {
+    io.stdout(`${packageVersion()}\n`);
+    return 0;
+  }
+  const command = commands.get(name);
   if (command === undefined) {
-    io.stderr(
-      `${name === undefined ? "promptgate: name a command." : `promptgate: unknown command "${name}".`}\n\n${mainHelp}`,
-    );
+    const what = name.startsWith("-") ? "option" : "command";
+    io.stderr(`promptgate: unknown ${what} "${name}".\n\n${mainHelp}`);
     return 2;
   }
   try {
     return await command(rest, io);
   } catch (error) {
+    if (UsageError.isInstance(error)) {
+      io.stderr(`promptgate ${name}: ${error.message}\n${name === "serve" ? `\n${mainHelp}` : ""}`);
+      return 2;
+    }
     io.stderr(`promptgate ${name}: failed: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }
 
-/** The process entry of `bin/promptgate.js`: reads `.env` like the gateway, runs `main`, sets the exit code. */
+/**
+ * The process entry of `promptgate` and `npm start`: reads `.env` like the gateway, runs `main`, and exits
+ * at once with a failure's code (a command that succeeded ends when its work does).
+ */
 export async function runCli(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
-  process.exitCode = await main(process.argv.slice(2), {
+  const code = await main(process.argv.slice(2), {
     env: process.env,
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
   });
+  if (code !== 0) process.exit(code);
 }

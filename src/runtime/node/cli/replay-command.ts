@@ -1,14 +1,15 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { ConfigError, readConfig } from "../../../config.js";
 import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { ajvSchemaCompiling } from "../../../schema/compile-schema.js";
 import { useSchemaValidators } from "../../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../../schema/schema-validators.js";
+import { chooseConfigFolders } from "../config-folders.js";
 import { readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
+import { policySchemaPath } from "../package-paths.js";
 import type { CliIo, ExitCode } from "./cli-io.js";
+import { parseCommandArgs } from "./parse-command-args.js";
 import { replay } from "./replay.js";
 import type { ReplayFile } from "./stored-requests.js";
 import { UsageError } from "./usage-error.js";
@@ -34,8 +35,9 @@ route are inferred from its shape, or an envelope:
    "schema": "NAME"              (optional: a named schema, as x-promptgate-schema),
    "cache_prefix_chars": 3000}   (optional: the size of the cached prefix it refers to)
 
-Policies come from PROMPTGATE_POLICIES (default ./policies), named schemas from
-PROMPTGATE_SCHEMAS (default ./schemas).
+Policies come from PROMPTGATE_POLICIES, named schemas from PROMPTGATE_SCHEMAS; unset,
+from ./policies and ./schemas when the working directory has them, else the ones
+shipped with promptgate.
 
 Exit code 0 when the report was printed, even if calls would be rejected; 2 for a usage
 error (unknown policy, a file that cannot be read or parsed).
@@ -49,11 +51,11 @@ export async function replayCommand(args: string[], io: CliIo): Promise<ExitCode
       io.stdout(replayHelp);
       return 0;
     }
-    const config = readConfig(io.env);
+    const config = readConfig(chooseConfigFolders(io.env).environment);
     // Schemas are admitted as the Node gateway admits them: compiled by Ajv (in place; a replay serves no one else).
     useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
     const [policies, schemas, files] = await Promise.all([
-      readPolicies(config.policiesDir, config.schemasDir),
+      readPolicies(config.policiesDir),
       readSchemas(config.schemasDir),
       Promise.all(options.files.map(readReplayFile)),
     ]);
@@ -70,26 +72,12 @@ export async function replayCommand(args: string[], io: CliIo): Promise<ExitCode
 }
 
 function parseReplayArgs(args: string[]): { policy: string; files: string[] } | "help" {
-  let parsed: ReturnType<typeof parseOptions>;
-  try {
-    parsed = parseOptions(args);
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${usage}`);
-  }
+  const parsed = parseCommandArgs(args, { policy: { type: "string" }, help: { type: "boolean", short: "h" } }, usage);
   if (parsed.values.help) return "help";
   const policy = parsed.values.policy;
   if (policy === undefined || policy === "") throw new UsageError(`--policy is required.\n${usage}`);
   if (parsed.positionals.length === 0) throw new UsageError(`Name at least one FILE.\n${usage}`);
   return { policy, files: parsed.positionals };
-}
-
-function parseOptions(args: string[]) {
-  return parseArgs({
-    args,
-    options: { policy: { type: "string" }, help: { type: "boolean", short: "h" } },
-    allowPositionals: true,
-    strict: true,
-  });
 }
 
 /** Reads a stored-request file; an unreadable one is a usage error naming it. */
@@ -101,14 +89,8 @@ async function readReplayFile(path: string): Promise<ReplayFile> {
   }
 }
 
-async function readPolicies(policiesDir: string, schemasDir: string): Promise<PolicyRegistry> {
-  const schemaPath = join(schemasDir, "policy.schema.json");
-  let policySchema: object;
-  try {
-    policySchema = JSON.parse(await readFile(schemaPath, "utf8"));
-  } catch (error) {
-    throw new UsageError(`Cannot read the policy schema ${schemaPath}${reasonOf(error)}.`);
-  }
+async function readPolicies(policiesDir: string): Promise<PolicyRegistry> {
+  const policySchema: object = JSON.parse(await readFile(policySchemaPath, "utf8"));
   let files: Awaited<ReturnType<typeof readPolicyFiles>>;
   try {
     files = await readPolicyFiles(policiesDir);

@@ -1128,5 +1128,20 @@ export const migrations: { name: string; statements: string[] }[] = [
     "statements": [
       "ALTER TABLE response_histories ADD COLUMN output_known INTEGER NOT NULL DEFAULT 1 CHECK (output_known IN (0, 1))"
     ]
+  },
+  {
+    "name": "0003_call_listing.sql",
+    "statements": [
+      "ALTER TABLE calls ADD COLUMN decision TEXT GENERATED ALWAYS AS (json_extract(record, '$.decision')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN surface TEXT GENERATED ALWAYS AS (json_extract(record, '$.surface')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN error TEXT GENERATED ALWAYS AS (json_extract(record, '$.error')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN policy TEXT GENERATED ALWAYS AS (json_extract(record, '$.policy')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN policy_name TEXT GENERATED ALWAYS AS (substr(policy, 1, instr(policy, '@') - 1)) VIRTUAL",
+      "CREATE INDEX IF NOT EXISTS calls_by_decision ON calls (decision, seq)",
+      "CREATE INDEX IF NOT EXISTS calls_by_surface ON calls (surface, seq)",
+      "CREATE INDEX IF NOT EXISTS calls_by_error ON calls (error, seq) WHERE error IS NOT NULL",
+      "CREATE INDEX IF NOT EXISTS calls_by_policy ON calls (policy, seq)",
+      "CREATE INDEX IF NOT EXISTS calls_by_policy_name ON calls (policy_name, seq)"
+    ]
   }
 ];

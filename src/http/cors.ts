@@ -1,0 +1,77 @@
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+
+/** The request headers the SDKs and the gateway's own options use, by exact name. */
+const allowedHeaderNames = [
+  "authorization",
+  "content-type",
+  "idempotency-key",
+  "user-agent",
+  "x-api-key",
+  "x-goog-api-key",
+  "x-goog-api-client",
+  "anthropic-version",
+  "anthropic-beta",
+  "anthropic-dangerous-direct-browser-access",
+  "openai-organization",
+  "openai-project",
+];
+
+/** Families of request headers whose members change with SDK versions (`x-stainless-retry-count`, …). */
+const allowedHeaderPrefixes = ["x-stainless-", "x-promptgate-"];
+
+/**
+ * The response headers a page may read besides the safelisted ones: every `x-promptgate-*` header the gateway
+ * sets, and the retry hints the SDKs obey (without them a browser SDK retries a call the gateway refused for good).
+ */
+export const exposedHeaders = [
+  "x-promptgate-ref",
+  "x-promptgate-prompt-size",
+  "x-promptgate-validation",
+  "x-promptgate-simulated",
+  "x-should-retry",
+  "retry-after",
+  "retry-after-ms",
+];
+
+/** The methods of the surface routes. */
+const allowedMethods = ["GET", "HEAD", "POST", "PATCH", "DELETE"];
+
+/** Whether every header a preflight asks for is one an SDK sends. */
+export function requestedHeadersAllowed(requested: string | undefined): boolean {
+  if (requested === undefined) return true;
+  return requested
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== "")
+    .every(
+      (name) => allowedHeaderNames.includes(name) || allowedHeaderPrefixes.some((prefix) => name.startsWith(prefix)),
+    );
+}
+
+/**
+ * CORS for browser pages of `origins` (`*`: any origin), through Hono's `cors`. A preflight is answered here, before
+ * the key check (it carries no credentials) and without a call record. CORS has no wildcard for header names, so a
+ * preflight's requested headers are echoed when each is one of the SDKs' headers; otherwise the fixed names are
+ * listed, which leaves the unknown header out and so makes the browser refuse the call. An `OPTIONS` request that
+ * is no preflight goes to its route as without CORS.
+ */
+export function browserAccess(origins: readonly string[]): MiddlewareHandler {
+  const options = {
+    origin: origins.includes("*") ? "*" : [...origins],
+    allowMethods: allowedMethods,
+    exposeHeaders: exposedHeaders,
+    maxAge: 600,
+  };
+  const echoing = cors(options);
+  const listing = cors({ ...options, allowHeaders: allowedHeaderNames });
+  return async function browserAccess(c, next) {
+    if (c.req.method !== "OPTIONS") return echoing(c, next);
+    if (c.req.header("origin") === undefined || c.req.header("access-control-request-method") === undefined) {
+      return next();
+    }
+    // Either answer varies with the requested headers, and Hono's `cors` says so (`Vary`) in both.
+    const allowed = requestedHeadersAllowed(c.req.header("access-control-request-headers"));
+    return allowed ? echoing(c, next) : listing(c, next);
+  };
+}

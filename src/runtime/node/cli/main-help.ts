@@ -1,0 +1,44 @@
+/** The `--help` text of `promptgate`: every command, and the environment the gateway reads. */
+export const mainHelp = `promptgate: an HTTP gateway that keeps every LLM call inside a central prompt-size policy.
+
+Usage:
+  promptgate [serve]                     start the gateway (the default command)
+  promptgate replay --policy NAME FILE…  replay stored request bodies through the gateway's checks,
+                                         offline, and print one JSON report (promptgate replay --help)
+  promptgate init [DIR] [--force]        copy the shipped policies/ and schemas/ into DIR (default .)
+                                         for editing (promptgate init --help)
+  promptgate --version                   print the version
+  promptgate --help                      show this text
+
+From the repository, npm start runs promptgate serve.
+
+Configuration comes from the environment (and a .env file in the working directory):
+  PORT, HOST                     listen address (default 8787, 127.0.0.1)
+  PROMPTGATE_POLICIES            folder of policy files (default ./policies if the working directory
+                                 has one, else the policies shipped with promptgate)
+  PROMPTGATE_SCHEMAS             folder of named JSON Schemas (default ./schemas if the working directory
+                                 has one, else the schemas shipped with promptgate)
+  PROMPTGATE_DEFAULT_POLICY      policy used when the URL names none (default "default")
+  PROMPTGATE_UPSTREAM_OPENAI     upstream base URL incl. /v1, or "simulated"
+  PROMPTGATE_UPSTREAM_GEMINI     upstream base URL without version, or "simulated"
+  PROMPTGATE_UPSTREAM_ANTHROPIC  upstream base URL without /v1, or "simulated"
+  OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY   server-held provider keys
+  PROMPTGATE_KEYS                comma-separated gateway keys; clients must present one (unset: pass-through)
+  PROMPTGATE_ADMIN_KEY           bearer key for /promptgate/admin/* (unset: admin routes off)
+  PROMPTGATE_CORS_ORIGINS        comma-separated origins browser pages may call from, or * (unset: no CORS)
+  PROMPTGATE_DB                  SQLite file for state, or "memory" (default ./data/promptgate.db)
+  PROMPTGATE_MAX_BODY_BYTES      request body cap (default 10485760)
+  PROMPTGATE_LOG                 call log level: trace, debug, info, warn, error, fatal or silent (default info)
+  PROMPTGATE_LOG_FORMAT          json or pretty (default: pretty on a terminal, else JSON)
+  PROMPTGATE_HEADERS_TIMEOUT_SECONDS
+                                 time a client has to send a request's headers (default 10)
+  PROMPTGATE_REQUEST_TIMEOUT_SECONDS
+                                 time a client has to send a whole request; answers are not bounded (default 120)
+  PROMPTGATE_KEEP_ALIVE_TIMEOUT_SECONDS
+                                 how long an idle connection is kept open between requests (default 5)
+  PROMPTGATE_MAX_CONNECTIONS     cap on open client connections (default: (open-file limit - 64) / 2)
+  PROMPTGATE_DRAIN_SECONDS       on SIGTERM/SIGINT, how long calls in flight may finish (default 30)
+With no upstream and no key for a provider, its calls go to the built-in simulated provider.
+Once listening, the gateway writes one JSON line to stdout (event "listening": its address,
+data file, folders, policy versions, auth mode and upstreams); it logs in JSON lines there.
+`;

@@ -1,0 +1,158 @@
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NodeGateway, startNodeGateway } from "../../src/runtime/node/node-gateway.js";
+
+// The README's code as a new user runs it: every ```ts block and every shell block with a `curl`, as written, against
+// a started gateway on the simulated provider. Only the README's address (127.0.0.1:8787) becomes the test gateway's.
+
+const run = promisify(execFile);
+const root = join(import.meta.dirname, "..", "..");
+const readmeAddress = "http://127.0.0.1:8787";
+const adminKey = "readme-admin-key";
+
+interface Snippet {
+  language: string;
+  /** The README line its fence opens on, for the test's name. */
+  line: number;
+  code: string;
+}
+
+function readmeSnippets(): Snippet[] {
+  const lines = readFileSync(join(root, "README.md"), "utf8").split("\n");
+  const snippets: Snippet[] = [];
+  for (let index = 0; index < lines.length; index += 1) {
+    const language = /^```(\w+)\s*$/.exec(lines[index] ?? "")?.[1];
+    if (language === undefined) continue;
+    const end = lines.indexOf("```", index + 1);
+    if (end < 0) throw new Error(`README.md: the code block of line ${index + 1} is never closed.`);
+    snippets.push({ language, line: index + 1, code: lines.slice(index + 1, end).join("\n") });
+    index = end;
+  }
+  return snippets;
+}
+
+const snippets = readmeSnippets();
+const typeScript = snippets.filter((snippet) => ["ts", "typescript"].includes(snippet.language));
+const shell = snippets.filter(
+  (snippet) => ["sh", "bash", "shell"].includes(snippet.language) && /\bcurl\b/.test(snippet.code),
+);
+
+/** A new user's environment: no provider key, nothing of the test runner's; the admin key the README's curl uses. */
+const userEnvironment = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: process.env.HOME ?? "/tmp",
+  PROMPTGATE_ADMIN_KEY: adminKey,
+};
+
+let gateway: NodeGateway;
+
+beforeAll(async () => {
+  gateway = await startNodeGateway(
+    {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      PROMPTGATE_DB: "memory",
+      PROMPTGATE_ADMIN_KEY: adminKey,
+      PROMPTGATE_UPSTREAM_OPENAI: "simulated",
+      PROMPTGATE_UPSTREAM_GEMINI: "simulated",
+      PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
+    },
+    { logDestination: { write: () => undefined } },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+});
+
+function againstTestGateway(code: string): string {
+  return code.replaceAll(readmeAddress, gateway.url);
+}
+
+const outputs = new Map<Snippet, Promise<string>>();
+
+/** What a TypeScript snippet printed, run once (as a module at the repository root, where its imports point). */
+function outputOf(snippet: Snippet): Promise<string> {
+  let output = outputs.get(snippet);
+  if (output === undefined) {
+    output = runTypeScript(snippet);
+    outputs.set(snippet, output);
+  }
+  return output;
+}
+
+async function runTypeScript(snippet: Snippet): Promise<string> {
+  const file = join(root, `.readme-snippet-${snippet.line}-${process.pid}.mts`);
+  writeFileSync(file, againstTestGateway(snippet.code));
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", file], {
+      cwd: root,
+      env: userEnvironment,
+      timeout: 60_000,
+    });
+    // A warning (a deprecated model, an experimental feature) is no first run "exactly as the README shows".
+    expect(stderr).toBe("");
+    return stdout;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+describe("the README's snippets", () => {
+  it("include the SDK examples and the admin calls", () => {
+    expect(typeScript.length).toBeGreaterThanOrEqual(2);
+    expect(shell.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(typeScript.map((snippet) => [snippet.line, snippet] as const))(
+    "run the TypeScript of line %i as written",
+    async (_line, snippet) => {
+      const output = await outputOf(snippet);
+      expect(output.trim()).not.toBe("");
+    },
+    90_000,
+  );
+
+  it("type-check as written under strict TypeScript", async () => {
+    const files = typeScript.map((snippet) => {
+      const file = join(root, `.readme-snippet-${snippet.line}-${process.pid}-types.mts`);
+      writeFileSync(file, snippet.code);
+      return file;
+    });
+    try {
+      const compiler = join(root, "node_modules", "typescript", "bin", "tsc");
+      const options = ["--noEmit", "--strict", "--skipLibCheck", "--resolveJsonModule", "--types", "node"];
+      const target = ["--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022"];
+      const checked = await run(process.execPath, [compiler, ...options, ...target, ...files], { cwd: root }).catch(
+        (failure: { stdout: string }) => failure,
+      );
+      expect(checked.stdout).toBe("");
+    } finally {
+      for (const file of files) rmSync(file, { force: true });
+    }
+  }, 120_000);
+
+  it("show a call's prompt_size that the first example prints", async () => {
+    const [first] = typeScript;
+    const printed = (await outputOf(first!)).split("\n").filter((line) => line.startsWith('{"check":"preflight"'));
+    expect(printed).toHaveLength(1);
+    expect(JSON.parse(printed[0]!)).toMatchObject({ check: "preflight", over_target: false });
+  }, 90_000);
+
+  it.each(shell.map((snippet) => [snippet.line, snippet] as const))(
+    "run the shell commands of line %i as written, each answering JSON",
+    async (_line, snippet) => {
+      for (const command of againstTestGateway(snippet.code)
+        .split("\n")
+        .filter((line) => line.trim() !== "")) {
+        // Not on a terminal, curl writes its progress meter to stderr; its exit code and the answer tell.
+        const { stdout } = await run("bash", ["-c", command], { cwd: root, env: userEnvironment, timeout: 60_000 });
+        expect(() => JSON.parse(stdout), command).not.toThrow();
+      }
+    },
+    90_000,
+  );
+});
