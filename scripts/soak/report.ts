@@ -7,9 +7,14 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** RSS over one gateway process's life: its value after the first minute (or half its life, if shorter), its last and its peak since. */
+/**
+ * RSS over one gateway process's life: the mean of its samples in the minute after the first (or in the second
+ * quarter of a shorter life), the mean of its last minute's (or quarter's), and its peak since the first. RSS
+ * saw-tooths by a few hundred MiB as large schemas compile; two single samples would measure the tooth, not a growth.
+ */
 export interface RssDrift {
   lifetime: Lifetime;
+  /** Where the baseline window starts, in seconds of the process's life. */
   baselineAge: number;
   baseline: number;
   last: number;
@@ -21,20 +26,24 @@ export interface RssDrift {
 }
 
 export function rssDrift(lifetime: Lifetime): RssDrift | undefined {
-  const end = lifetime.endedAt ?? lifetime.rss.at(-1)?.at ?? lifetime.startedAt;
-  const settleMs = Math.min(60_000, (end - lifetime.startedAt) / 2);
-  const baseline = lifetime.rss.find((sample) => sample.at - lifetime.startedAt >= settleMs - 1_000);
-  const last = lifetime.rss.at(-1);
-  if (baseline === undefined || last === undefined || last === baseline) return undefined;
-  const peak = Math.max(...lifetime.rss.filter((sample) => sample.at >= baseline.at).map((sample) => sample.mib));
+  const start = lifetime.startedAt;
+  const end = lifetime.endedAt ?? lifetime.rss.at(-1)?.at ?? start;
+  const windowMs = Math.min(60_000, (end - start) / 4);
+  const settled = start + windowMs;
+  const mean = (samples: readonly { mib: number }[]) => samples.reduce((sum, { mib }) => sum + mib, 0) / samples.length;
+  const first = lifetime.rss.filter(({ at }) => at >= settled && at < settled + windowMs);
+  const last = lifetime.rss.filter(({ at }) => at >= end - windowMs);
+  if (first.length === 0 || last.length === 0 || end - windowMs < settled + windowMs) return undefined;
+  const baseline = mean(first);
+  const peak = Math.max(...lifetime.rss.filter(({ at }) => at >= settled).map(({ mib }) => mib));
   return {
     lifetime,
-    baselineAge: (baseline.at - lifetime.startedAt) / 1000,
-    baseline: baseline.mib,
-    last: last.mib,
+    baselineAge: windowMs / 1000,
+    baseline,
+    last: mean(last),
     peak,
-    drift: last.mib / baseline.mib - 1,
-    peakDrift: peak / baseline.mib - 1,
+    drift: mean(last) / baseline - 1,
+    peakDrift: peak / baseline - 1,
   };
 }
 

@@ -101,11 +101,11 @@ export function criteria(run: SoakRun): Verdict[] {
       pass: records.missingWhole.length === 0 && records.whole.length > 0,
     },
     {
-      name: "RSS drift under 10 % after the first minute (longest process)",
+      name: "RSS drift under 10 % after the first minute, minute means (longest process)",
       measured:
         drift === undefined
           ? "no samples"
-          : `gateway #${longest.index}, ${seconds((longest.endedAt ?? run.now) - longest.startedAt)}: ${fixed(drift.baseline)} MiB at ${fixed(drift.baselineAge, 0)} s → ${fixed(drift.last)} MiB at the end (${fixed(drift.drift * 100)} %)`,
+          : `gateway #${longest.index}, ${seconds((longest.endedAt ?? run.now) - longest.startedAt)}: mean ${fixed(drift.baseline)} MiB in the ${fixed(drift.baselineAge, 0)} s after the first ${fixed(drift.baselineAge, 0)} s → mean ${fixed(drift.last)} MiB in the last ${fixed(drift.baselineAge, 0)} s (${fixed(drift.drift * 100)} %)`,
       pass: drift !== undefined && drift.drift < 0.1,
     },
     {
