@@ -61,7 +61,15 @@ export default defineConfig({
           if (!request.url.startsWith(`${fakeGemini}/`) || !request.url.endsWith(":generateContent")) {
             return Response.json({ error: { message: "The fake upstream has no such route." } }, { status: 404 });
           }
-          return Response.json(geminiAnswerFor(await request.text()));
+          const body = await request.text();
+          // A call that asks for it fails transiently, for the fallback test of test/workers/routing.test.ts.
+          if (body.includes("FAIL-TRANSIENTLY")) {
+            return Response.json(
+              { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } },
+              { status: 429 },
+            );
+          }
+          return Response.json(geminiAnswerFor(body));
         },
       },
     }),

@@ -11,7 +11,9 @@ import { fileURLToPath } from "node:url";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build } from "esbuild";
 import { type PolicyFile, validatePolicyFiles } from "../src/policy/load-policies.js";
+import { modelTableFile, modelTableOf } from "../src/routing/model-table.js";
 import { compileSchema, createAjv } from "../src/schema/compile-schema.js";
+import { surfaceNames } from "../src/surfaces/surfaces.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -25,8 +27,12 @@ const header = (sources: string) =>
 /** Every generated file by its path relative to the repository root, from the sources under `base`. */
 export async function workerAssetFiles(base = root): Promise<Map<string, string>> {
   const files = new Map<string, string>();
+  const policyFolder = textFiles(base, "policies", ".toml");
+  const modelFile = policyFolder.find((file) => file.path === `policies/${modelTableFile}`);
+  // Checked here as at start-up on Node; the worker reads it again when its isolate starts.
+  modelTableOf(modelFile, surfaceNames);
   const policies = validatePolicyFiles(
-    textFiles(base, "policies", ".toml"),
+    policyFolder.filter((file) => file !== modelFile),
     JSON.parse(readFileSync(join(base, "schemas", "policy.schema.json"), "utf8")),
   );
   const schemas = textFiles(base, "schemas", ".json").map((file) => ({
@@ -48,6 +54,9 @@ export async function workerAssetFiles(base = root): Promise<Map<string, string>
     "",
     "/** The policy files, validated at build time, with their defaults applied. */",
     `export const policies: ValidatedPolicy[] = ${JSON.stringify(policies, null, 2)};`,
+    "",
+    `/** The model table (policies/${modelTableFile}), checked at build time; undefined: the shipped default. */`,
+    `export const modelTable: { path: string; text: string } | undefined = ${JSON.stringify(modelFile, null, 2)};`,
     "",
     "/** The named schemas of `x-promptgate-schema`: file name without `.json`, and schema. */",
     `export const namedSchemas: [string, unknown][] = ${JSON.stringify(

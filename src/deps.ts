@@ -3,6 +3,7 @@ import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallRecord } from "./record/call-record.js";
 import type { LogEntry } from "./record/log-entry.js";
+import type { ModelTable } from "./routing/model-table.js";
 import type { Store } from "./store/store.js";
 
 /** A request to a provider, built by the pipeline. */
@@ -40,6 +41,8 @@ export interface Deps {
    */
   reloadPolicies?: (trigger: string) => Promise<PolicyReload>;
   transport: Transport;
+  /** Where each model name goes: provider, provider's model id, reasoning levels, fallback (`models.toml`). */
+  models: ModelTable;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;
   /** Durable state: policy versions, case freezes, prefix sizes, call records. */

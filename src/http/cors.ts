@@ -29,6 +29,8 @@ export const exposedHeaders = [
   "x-promptgate-prompt-size",
   "x-promptgate-validation",
   "x-promptgate-simulated",
+  "x-promptgate-model",
+  "x-promptgate-model-fallback",
   "x-should-retry",
   "retry-after",
   "retry-after-ms",

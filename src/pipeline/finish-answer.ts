@@ -123,7 +123,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
     response.stream(),
     response.headers["content-type"] ?? "",
     {
-      endsStream: (data) => input.call.surface.endsStream(data),
+      endsStream: (data) => input.call.surface.endsStream?.(data) ?? false,
       onEvent(event) {
         const text = output?.streamedText(event);
         if (text !== undefined) answer = (answer ?? "") + text;
@@ -161,7 +161,7 @@ function streamFailures(input: FinishInput): StreamFailures {
     replaceErrorEvent(data) {
       const error = classifyUpstreamAnswer(
         { status: undefined, headers: {}, text: data },
-        { recognise: call.surface.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+        { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
       );
       noteFailure(record, error);
       return policy.policy.upstream_errors.text === "passthrough"

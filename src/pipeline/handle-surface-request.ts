@@ -1,33 +1,20 @@
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { readCappedBody } from "../http/read-body.js";
-import type { LogicalCall } from "../logical-call.js";
-import { deadlineSecondsOf, type PolicyVersion } from "../policy/policy.js";
+import { deadlineSecondsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
-import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
-import type { PromptSize } from "../window/prompt-size.js";
+import type { Surface } from "../surfaces/surface.js";
 import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
 import { authenticated, authenticationRequired, upstreamCredential } from "./authorize-call.js";
 import { callLabels } from "./call-labels.js";
-import { type CallRecorder, callRecorder } from "./call-recorder.js";
+import { callRecorder } from "./call-recorder.js";
 import { type Deadline, startDeadline } from "./deadline.js";
-import { debugChecks, debugPolicy, debugRoute } from "./debug-steps.js";
-import { finishAnswer } from "./finish-answer.js";
-import { modelOfBody } from "./model-of-body.js";
-import {
-  compileCallSchema,
-  type Measurements,
-  namedSchema,
-  type PreparedCall,
-  parseCall,
-  prepareCall,
-} from "./prepare-call.js";
+import { debugPolicy, debugRoute } from "./debug-steps.js";
 import { relayProxied } from "./relay-proxied.js";
-import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { casePolicy, requestedPolicy } from "./resolve-policy.js";
-import { resolveUnmeasured } from "./resolve-unmeasured.js";
+import { sendCall } from "./send-call.js";
 import { sendUpstream } from "./send-upstream.js";
-import { callSecrets, openUpstreamCall, type UpstreamCall } from "./upstream-call.js";
+import { callSecrets, openUpstreamCall } from "./upstream-call.js";
 import { writeLog } from "./write-log.js";
 
 /** Methods whose requests carry no body. */
@@ -165,71 +152,4 @@ function nativeError(surface: Surface, error: GatewayError, headers: Record<stri
     status: rendered.status,
     headers: { ...rendered.headers, ...headers },
   });
-}
-
-/** What sending a measured call needs. */
-interface MeasuredCall {
-  deps: Deps;
-  input: SurfaceRequest;
-  endpoint: MeasuredEndpoint;
-  policy: PolicyVersion;
-  recorder: CallRecorder;
-  headers: Record<string, string>;
-  call: UpstreamCall;
-}
-
-async function sendCall(measured: MeasuredCall): Promise<{ response: Response; recordLater: boolean }> {
-  const { deps, input, endpoint, policy, recorder, headers, call } = measured;
-  const { record } = recorder;
-  const { request, path } = input;
-  const clientBytes = await readCappedBody(request, deps.config.maxBodyBytes);
-  const measurements: Measurements = {};
-  let prepared: PreparedCall;
-  try {
-    const schema = namedSchema(deps.schemas, request.headers.get("x-promptgate-schema"));
-    const parsed = parseCall(endpoint, clientBytes, path, policy);
-    // Before the checks, so that a call they refuse still names its model.
-    record.model = parsed.call.model;
-    noteFields(record, parsed.call);
-    const known = await resolveCachedPrefix(deps, parsed.call, policy, { call, path });
-    const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, { call, path }, known);
-    await compileCallSchema(endpoint, parsed, policy, schema);
-    prepared = prepareCall(endpoint, parsed, path, policy, schema, prefix, measurements);
-  } catch (error) {
-    // A request refused as invalid still names its model where its body does.
-    record.model ??= modelOfBody(clientBytes);
-    throw error;
-  } finally {
-    record.preflight = measurements.preflight;
-    record.provider_check = measurements.provider;
-    if (measurements.preflight) headers["x-promptgate-prompt-size"] = JSON.stringify(measurements.preflight);
-    debugChecks(deps, input.ref, measurements, policy, endpoint.kind);
-  }
-  record.projection_omitted = prepared.omitted;
-  const response = await sendUpstream(deps, call, path, prepared.body);
-  record.decision = endpoint.kind === "count" ? "measured" : "sent";
-  record.upstream_status = response.status;
-  const size = (measurements.provider ?? measurements.preflight) as PromptSize;
-  return finishAnswer({
-    deps,
-    endpoint,
-    policy,
-    prepared,
-    size,
-    path,
-    response,
-    headers,
-    call,
-    ref: input.ref,
-    recorder,
-  });
-}
-
-/** At most this many paths of other fields are kept in a call record. */
-const maxRecordedFields = 100;
-
-/** Lists, by JSON path, what a call counted as other and what it could not measure. */
-function noteFields(record: CallRecord, call: LogicalCall): void {
-  if (call.other.length > 0) record.other_fields = call.other.slice(0, maxRecordedFields).map((field) => field.path);
-  if (call.unmeasured.length > 0) record.unmeasured = call.unmeasured.map((content) => content.path);
 }

@@ -3,6 +3,8 @@ import { parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
+import type { ProviderTarget } from "../routing/route-call.js";
+import { withoutQuery } from "../routing/translate-call.js";
 import { prepareSchema } from "../schema/compile-validator.js";
 import { admissibleSize, admitResponseSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
@@ -73,6 +75,8 @@ const encoder = new TextEncoder();
  * Measures a parsed call and runs both checks: the preflight on the client's request (with
  * the reserve), then the provider check on the exact body that would be sent, after any
  * schema transport, cached prefix included. Throws before anything is sent when a check fails.
+ * A call routed elsewhere (`target`: translated for another provider, or with the table's model
+ * id) sends the target's body, measured by the target's endpoint, its schema transported there.
  */
 export function prepareCall(
   endpoint: MeasuredEndpoint,
@@ -82,6 +86,7 @@ export function prepareCall(
   namedSchema: unknown,
   cachedPrefix: CachedPrefix,
   measurements: Measurements,
+  target?: ProviderTarget,
 ): PreparedCall {
   const { bytes: clientBytes, body: clientBody, call } = parsed;
   const output = endpoint.structuredOutput;
@@ -96,11 +101,15 @@ export function prepareCall(
   // Creating a cached content is refused only when its content alone exceeds the limit.
   if (endpoint.kind !== "cache") enforceWindow(preflight, policy);
   if (fullSchema !== undefined) admitResponseSchema(fullSchema, policy, namedSchema === undefined ? "client" : "named");
+  const providerEndpoint = target?.endpoint ?? endpoint;
+  const providerOutput = providerEndpoint.structuredOutput;
   const transported =
-    output === undefined || fullSchema === undefined
+    providerOutput === undefined || fullSchema === undefined
       ? undefined
-      : output.transport(clientBody, fullSchema, policy.policy, native);
-  const providerCall = transported === undefined ? call : endpoint.parse(transported.body, path);
+      : providerOutput.transport(target?.body ?? clientBody, fullSchema, policy.policy, native);
+  const sentBody = transported?.body ?? target?.body;
+  const providerCall =
+    sentBody === undefined ? call : providerEndpoint.parse(sentBody, withoutQuery(target?.path ?? path));
   // An unchanged call is not counted again: only the reserve and the de-duplication differ.
   const providerCounts = providerCall === preflightCall ? counts : countCall(providerCall);
   const provider = measure(providerCall, { check: "provider", policy, cachedPrefix }, providerCounts);
@@ -108,7 +117,7 @@ export function prepareCall(
   enforceWindow(provider, policy);
   return {
     call,
-    body: transported === undefined ? clientBytes : encoder.encode(JSON.stringify(transported.body)),
+    body: sentBody === undefined ? clientBytes : encoder.encode(JSON.stringify(sentBody)),
     fullSchema,
     omitted: transported?.omitted ?? [],
   };

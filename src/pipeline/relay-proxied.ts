@@ -3,7 +3,7 @@ import { classifyTransportFailure, classifyUpstreamAnswer } from "../errors/clas
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { ProxyEndpoint } from "../surfaces/surface.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
+import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures } from "./relay-stream.js";
@@ -36,6 +36,9 @@ export async function relayProxied(
   if (isSuccess(response.status) && isEventStream(response)) {
     return relayProxiedStream(deps, endpoint, path, response, headers, proxied);
   }
+  if (endpoint.listsModels && isSuccess(response.status)) {
+    return withTableModels(deps, response, headers, proxied);
+  }
   if (endpoint.prefixEffect === undefined || !isSuccess(response.status)) {
     return relayResponse(proxied.call, response, headers);
   }
@@ -48,6 +51,31 @@ export async function relayProxied(
     status: response.status,
     headers: relayedHeaders(proxied.call, response, headers),
   });
+}
+
+/**
+ * The provider's model list with the model table's named models added (those it does not list itself), each as a
+ * model object owned by the provider the table routes it to. A list that is no JSON object with a `data` array
+ * goes as it came.
+ */
+async function withTableModels(
+  deps: Deps,
+  response: UpstreamResponse,
+  headers: Record<string, string>,
+  proxied: ProxiedCall,
+): Promise<Response> {
+  const bytes = await response.bytes();
+  const body = jsonObjectOf(bytes);
+  let sent: Uint8Array<ArrayBuffer> | string = bytes;
+  if (body !== undefined && Array.isArray(body.data)) {
+    const listed = new Set(body.data.map((model) => (isObject(model) ? model.id : undefined)));
+    const added = deps.models
+      .listed()
+      .filter((entry) => !listed.has(entry.name))
+      .map((entry) => ({ id: entry.name, object: "model", created: 0, owned_by: entry.provider }));
+    sent = JSON.stringify({ ...body, data: [...body.data, ...added] });
+  }
+  return new Response(sent, { status: response.status, headers: relayedHeaders(proxied.call, response, headers) });
 }
 
 function isEventStream(response: UpstreamResponse): boolean {
@@ -82,7 +110,7 @@ function relayProxiedStream(
     response.stream(),
     response.headers["content-type"] ?? "",
     {
-      endsStream: (data) => proxied.call.surface.endsStream(data),
+      endsStream: (data) => proxied.call.surface.endsStream?.(data) ?? false,
       onEvent(event) {
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
       },
@@ -110,7 +138,7 @@ function proxiedStreamFailures(deps: Deps, { call, policy, recorder }: ProxiedCa
       if (policy.policy.upstream_errors.text === "passthrough") return undefined;
       const error = classifyUpstreamAnswer(
         { status: undefined, headers: {}, text: data },
-        { recognise: call.surface.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+        { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
       );
       return call.surface.renderStreamError(error, ref);
     },

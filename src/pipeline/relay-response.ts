@@ -3,7 +3,7 @@ import { upstreamFailure } from "../errors/classify.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /** What decides which provider headers reach the client: its surface, and whether its provider is simulated. */
-export type RelaySource = Pick<UpstreamCall, "surface" | "upstream">;
+export type RelaySource = Pick<UpstreamCall, "provider" | "upstream">;
 
 /** The simulated provider's label on its answers (contract section 1), relayed from it alone. */
 const simulatedLabel = "x-promptgate-simulated";
@@ -21,7 +21,7 @@ export function relayedHeaders(
   upstream: UpstreamResponse,
   extraHeaders: Record<string, string>,
 ): Record<string, string> {
-  const allowed = source.surface.relayedResponseHeaders;
+  const allowed = source.provider.relayedResponseHeaders;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(upstream.headers)) {
     if (name === "content-type" || isAllowed(name, allowed) || (name === simulatedLabel && source.upstream.simulated)) {

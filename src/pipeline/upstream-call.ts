@@ -1,14 +1,22 @@
 import type { Config, UpstreamConfig } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { Surface } from "../surfaces/surface.js";
-import { presentedCredentials, type UpstreamCredential } from "./authorize-call.js";
+import { presentedCredentials, type UpstreamCredential, upstreamCredential } from "./authorize-call.js";
 import type { Deadline } from "./deadline.js";
 
 /** How one call reaches its provider: where, with which credential, until when, and what to keep secret. */
 export interface UpstreamCall {
   /** The call's ref, for its log lines. */
   ref: string;
+  /** The client's surface: its stream's protocol and its native errors. */
   surface: Surface;
+  /**
+   * The surface whose provider the call reaches: the client's own, or for a translated call the provider a routed
+   * model goes to (its upstream, credential header, error classification and relayed headers).
+   */
+  provider: Surface;
+  /** Whether the call is translated for `provider`: no header of the client's goes there, only the key. */
+  translated: boolean;
   upstream: UpstreamConfig;
   request: Request;
   url: URL;
@@ -33,9 +41,18 @@ export interface UpstreamCallStart {
 export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): UpstreamCall {
   return {
     ...start,
+    provider: start.surface,
+    translated: false,
     upstream: deps.config.upstreams[start.surface.name],
     secrets: callSecrets(deps.config, [start.surface], start.request, start.url),
   };
+}
+
+/** The call sent to another provider, translated, with the credential that provider takes. */
+export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Surface): UpstreamCall {
+  if (provider === call.surface) return call;
+  const credential = call.credential.kind === "server" ? upstreamCredential(deps.config, provider) : call.credential;
+  return { ...call, provider, translated: true, credential, upstream: deps.config.upstreams[provider.name] };
 }
 
 /** The keys the configuration holds: gateway keys, server-held provider keys, the admin key. */

@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from "../deps.js";
+import { presentedCredentials } from "./authorize-call.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /**
@@ -15,16 +16,17 @@ export function upstreamRequest(
   ownMethod?: string,
 ): UpstreamRequest {
   const method = ownMethod ?? call.request.method;
-  const { surface, request, upstream, credential } = call;
+  const { provider, request, upstream, credential } = call;
+  if (call.translated) return translatedRequest(call, path, body, method);
   const headers: Record<string, string> = {};
-  for (const name of surface.forwardedHeaders) {
-    if (credential.kind === "server" && surface.credentialHeaders.includes(name)) continue;
+  for (const name of provider.forwardedHeaders) {
+    if (credential.kind === "server" && provider.credentialHeaders.includes(name)) continue;
     const value = request.headers.get(name);
     if (value !== null) headers[name] = value;
   }
   const serverKey = credential.kind === "server" ? credential.key : upstream.serverKey;
   if (serverKey !== undefined && (credential.kind === "server" || !clientHasCredential(call))) {
-    const [name, value] = surface.serverCredential(serverKey);
+    const [name, value] = provider.serverCredential(serverKey);
     headers[name] = value;
   }
   if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
@@ -39,9 +41,35 @@ export function upstreamRequest(
   };
 }
 
-function clientHasCredential({ surface, request, url }: UpstreamCall): boolean {
-  if (surface.credentialHeaders.some((name) => request.headers.has(name))) return true;
-  return surface.credentialQuery !== undefined && url.searchParams.has(surface.credentialQuery);
+/**
+ * A request translated for another provider: the path is the provider's own (its query included), and no header of
+ * the client's goes there, as they are the client's API's, not the provider's. The key is the server-held one for
+ * that provider; in pass-through without one, the credential the client presented (a provider key given to the
+ * OpenAI SDK as its API key) goes in the provider's own credential header.
+ */
+function translatedRequest(
+  call: UpstreamCall,
+  path: string,
+  body: Uint8Array<ArrayBuffer> | undefined,
+  method: string,
+): UpstreamRequest {
+  const { provider, request, upstream, credential } = call;
+  const headers: Record<string, string> = { ...provider.translatedHeaders };
+  const key =
+    credential.kind === "server"
+      ? credential.key
+      : (upstream.serverKey ?? presentedCredentials(call.surface, request.headers, call.url)[0]);
+  if (key !== undefined) {
+    const [name, value] = provider.serverCredential(key);
+    headers[name] = value;
+  }
+  if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
+  return { url: `${upstream.baseUrl}${path}`, method, headers, body, signal: call.deadline.signal };
+}
+
+function clientHasCredential({ provider, request, url }: UpstreamCall): boolean {
+  if (provider.credentialHeaders.some((name) => request.headers.has(name))) return true;
+  return provider.credentialQuery !== undefined && url.searchParams.has(provider.credentialQuery);
 }
 
 /**
@@ -51,16 +79,16 @@ function clientHasCredential({ surface, request, url }: UpstreamCall): boolean {
  * the value presented), for a gateway-made request as well. Anything else (`?api_key=`, `?KEY=`)
  * is dropped.
  */
-function upstreamSearch({ surface, url, credential }: UpstreamCall, clientsCall: boolean): string {
+function upstreamSearch({ provider, url, credential }: UpstreamCall, clientsCall: boolean): string {
   if (url.search === "") return "";
-  const credentialName = credential.kind === "client" ? surface.credentialQuery : undefined;
+  const credentialName = credential.kind === "client" ? provider.credentialQuery : undefined;
   const query = new URLSearchParams();
   let credentialSent = false;
   for (const [name, value] of url.searchParams) {
     if (name === credentialName) {
       if (!credentialSent) query.append(name, value);
       credentialSent = true;
-    } else if (clientsCall && surface.forwardedQuery.includes(name)) {
+    } else if (clientsCall && provider.forwardedQuery.includes(name)) {
       query.append(name, value);
     }
   }

@@ -55,6 +55,11 @@ export interface Policy {
     /** Seconds a provider call may take, its streamed answer included, before it ends in `timeout`. */
     deadline_seconds: number;
   };
+  /** OpenAI calls translated for another provider. Optional, without a default object, to keep older identities. */
+  translation?: {
+    /** Chat Completions parameters a translation may drop where the provider has none; others are refused. */
+    droppable: string[];
+  };
 }
 
 /** The upstream deadline when a policy sets none: seed 004's run deadline. */

@@ -6,6 +6,18 @@ import type { InternalErrorNote } from "./internal-error-line.js";
 /** What the gateway decided about a call; `cancelled` when the client went away before its answer ended. */
 export type CallDecision = "sent" | "measured" | "rejected" | "failed" | "cancelled";
 
+/** One attempt of a call that fell back. */
+export interface CallAttempt {
+  model: string;
+  /** `simulated`, or the upstream's origin. */
+  provider: string;
+  provider_check?: PromptSize | undefined;
+  upstream_status?: number | undefined;
+  error?: string | undefined;
+  /** false for a fallback that was not sent (refused by its checks or its provider). */
+  tried: boolean;
+}
+
 /** One call as the gateway records it, append-only (contract section 7). Never holds prompt text or keys. */
 export interface CallRecord {
   ref: string;
@@ -30,6 +42,14 @@ export interface CallRecord {
   repair: { rule: string; original: string } | undefined;
   /** What the schema projection left out, by path. */
   projection_omitted: string[];
+  /** The provider's own model id, where the model table routes the call to one other than the name it asked for. */
+  upstream_model?: string;
+  /**
+   * Both attempts of a call whose model fell back (the first failed transiently): each one's model, provider,
+   * provider check, status and error; `tried: false` for a fallback its checks or its provider refused. The
+   * top-level fields describe the attempt whose answer the client got.
+   */
+  attempts?: CallAttempt[];
   /** The JSON paths of the fields counted in `other_chars` (at most 100), when there are any. */
   other_fields?: string[];
   /** The JSON paths of content the gateway could not measure, when there is any. */

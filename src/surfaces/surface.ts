@@ -2,6 +2,8 @@ import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
+import type { RequestedReasoning } from "../routing/reasoning.js";
+import type { ChatTranslation } from "./translation.js";
 import type { JsonObject } from "./wire-fields.js";
 
 /** A request body rewritten for the provider, and what a schema projection left out. */
@@ -66,6 +68,8 @@ export interface MeasuredEndpoint {
    * (a stored file, a prompt template); absent, or undefined for a body, where the provider cannot count it.
    */
   tokenCount?(body: JsonObject, path: string): TokenCountRequest | undefined;
+  /** The reasoning level a `generate` body asks for, read as one of the gateway's levels where it has another form. */
+  reasoningOf?(body: JsonObject, path: string): RequestedReasoning | undefined;
 }
 
 /** A request the gateway makes for the provider's token count of a call, and where the answer holds it. */
@@ -79,6 +83,8 @@ export interface TokenCountRequest {
 /** A route forwarded as it is, without measuring (e.g. listing models). */
 export interface ProxyEndpoint {
   kind: "proxy";
+  /** A model list (`data` of model objects) to which the model table's named models are added. */
+  listsModels?: boolean;
   /** Read from a successful whole answer, or from the final response of a streamed one (`finalResponseOf`). */
   prefixEffect?: PrefixEffectReader;
   /** The complete response a streamed event carries at the end of a stream, if this event does. */
@@ -156,8 +162,18 @@ export interface Surface {
   /**
    * Whether a streamed event (its `data`) is the last of its stream by the surface's protocol
    * (`[DONE]`, `message_stop`, …): the stream ends there, whether or not the provider closes it.
+   * Absent where the protocol marks no last event (Gemini): the stream ends when the provider closes it.
    */
-  endsStream(data: string): boolean;
+  endsStream?(data: string): boolean;
+  /**
+   * Whether calls on this surface are routed by the model table, to another provider where the table says so
+   * (translated). Only the OpenAI API, which every client speaks; a provider's own API reaches its own provider.
+   */
+  routesModels?: boolean;
+  /** Chat Completions to and from this provider's own API, for OpenAI calls routed to it; absent for OpenAI itself. */
+  chatTranslation?: ChatTranslation;
+  /** Headers every request translated for this provider carries (e.g. `anthropic-version`). */
+  translatedHeaders?: Readonly<Record<string, string>>;
   /** How to estimate a prefix the gateway has no record of, or undefined when it cannot. */
   prefixTokenCount?(prefix: CachedPrefixReference, apiPath: string): PrefixTokenCount | undefined;
 }

@@ -5,3 +5,6 @@ import type { Surface } from "./surface.js";
 
 /** Every surface the gateway serves. */
 export const surfaces: readonly Surface[] = [openaiSurface, geminiSurface, anthropicSurface];
+
+/** The names of the surfaces, which are the providers a model table may route to. */
+export const surfaceNames: readonly string[] = surfaces.map((surface) => surface.name);

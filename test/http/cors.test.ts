@@ -6,9 +6,11 @@ import { newRef } from "../../src/errors/ref.js";
 import { exposedHeaders, requestedHeadersAllowed } from "../../src/http/cors.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
+import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
+import { surfaceNames } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
 
 // CORS through app.request(), without a socket; runs on Node and in workerd (test/http is shared).
@@ -25,6 +27,7 @@ async function gatewayApp(environment: Record<string, string>) {
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies: await identifyPolicies(bundledPolicies),
+    models: modelTableOf(undefined, surfaceNames),
     transport: fetchTransport(createSimulatedProvider().fetch),
     schemas: new Map(),
     store: memoryStore(),

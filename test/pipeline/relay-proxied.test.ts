@@ -61,6 +61,7 @@ function proxiedCall(): ProxiedCall {
   const request = new Request("http://gateway.test/openai/v1/responses/resp_bg?stream=true");
   const call = {
     surface: openaiSurface,
+    provider: openaiSurface,
     request,
     url: new URL(request.url),
     deadline: startDeadline(60),

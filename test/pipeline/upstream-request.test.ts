@@ -17,6 +17,8 @@ function callOf(surface: Surface, path: string, credential: UpstreamCredential):
   return {
     ref: "ref_0123456789abcdef",
     surface,
+    provider: surface,
+    translated: false,
     upstream: { baseUrl: "https://provider.test", simulated: false, label: "provider", serverKey },
     request: new Request(url),
     url,

@@ -12,11 +12,13 @@ import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
 import type { PolicyReload } from "../../policy/reload-policies.js";
 import { reloadablePolicies } from "../../policy/reloadable-policies.js";
+import { type ModelTable, modelTableFile, modelTableOf } from "../../routing/model-table.js";
 import { ajvSchemaCompiling } from "../../schema/compile-schema.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
+import { surfaceNames } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger, nodeLogger } from "./call-logger.js";
 import { warnAboutConnections } from "./connection-warnings.js";
@@ -33,12 +35,25 @@ import { undiciTransport } from "./undici-transport.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Reads every `*.toml` of the policy folder. */
+/** Reads every `*.toml` of the policy folder but the model table. */
 export async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
-  const names = (await readdir(directory)).filter((name) => name.endsWith(".toml")).sort();
+  const names = (await readdir(directory)).filter((name) => name.endsWith(".toml") && name !== modelTableFile).sort();
   return Promise.all(
     names.map(async (name) => ({ path: join(directory, name), text: await readFile(join(directory, name), "utf8") })),
   );
+}
+
+/** The model table of the policy folder (`models.toml`), or the shipped default where the folder has none. */
+export async function readModelTable(directory: string): Promise<ModelTable> {
+  const path = join(directory, modelTableFile);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return modelTableOf(undefined, surfaceNames);
+  }
+  return modelTableOf({ path, text }, surfaceNames);
 }
 
 /** Reads every `*.json` of the schema folder as a named schema (file name without `.json`). */
@@ -81,6 +96,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   const refusal = startUpRefusal(environment);
   const policyFiles = await readPolicyFiles(config.policiesDir).catch(refusal.folder("policies", config.policiesDir));
   const policies = await loadPolicies(policyFiles, policySchema);
+  const models = await readModelTable(config.policiesDir);
   try {
     policies.resolve(config.defaultPolicy);
   } catch {
@@ -117,6 +133,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     config,
     policies: held,
     reloadPolicies,
+    models,
     transport,
     schemas,
     store,

@@ -2,15 +2,17 @@ import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
+import { modelTableOf } from "../../routing/model-table.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
+import { surfaceNames } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
 import { consoleCallLog } from "./console-call-log.js";
 import { d1Store } from "./d1-store.js";
-import { policies as bundledPolicies, migrations } from "./generated/assets.js";
+import { policies as bundledPolicies, migrations, modelTable } from "./generated/assets.js";
 
 /**
  * The bound of an isolate's validator caches: an isolate has 128 MB in all. Interpreted validators hold ~24 bytes per
@@ -72,6 +74,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
   return {
     config,
     policies,
+    models: modelTableOf(modelTable, surfaceNames),
     transport,
     schemas: bundledNamedSchemas(),
     store,

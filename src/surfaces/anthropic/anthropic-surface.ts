@@ -1,9 +1,12 @@
 import { jsonObjectOf } from "../../json/json-object-of.js";
+import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
 import { parseMessages } from "./messages-body.js";
 import { messagesStructuredOutput } from "./messages-structured-output.js";
 import { messagesTokenCount } from "./messages-token-count.js";
+import { anthropicChatTranslation, anthropicThinkingBudgets } from "./openai-chat-translation.js";
 import { renderAnthropicError, renderAnthropicStreamError } from "./render-anthropic-error.js";
 
 const routes: Record<string, Endpoint> = {
@@ -12,9 +15,19 @@ const routes: Record<string, Endpoint> = {
     parse: parseMessages,
     structuredOutput: messagesStructuredOutput,
     tokenCount: messagesTokenCount,
+    reasoningOf: anthropicReasoning,
   },
   "/v1/messages/count_tokens": { kind: "count", parse: parseMessages },
 };
+
+/** The level of `thinking`: `none` when disabled, else its `budget_tokens` read by the translation's budgets. */
+function anthropicReasoning(body: JsonObject): RequestedReasoning | undefined {
+  const thinking = body.thinking;
+  if (!isObject(thinking)) return undefined;
+  if (thinking.type === "disabled") return { level: "none", param: "thinking.type" };
+  if (thinking.type !== "enabled" || typeof thinking.budget_tokens !== "number") return undefined;
+  return { level: levelOfBudget(anthropicThinkingBudgets, thinking.budget_tokens), param: "thinking.budget_tokens" };
+}
 
 /** The Anthropic Messages API at `/anthropic`. */
 export const anthropicSurface: Surface = {
@@ -32,6 +45,9 @@ export const anthropicSurface: Surface = {
   relayedResponseHeaders: ["request-id", "anthropic-ratelimit-*", "retry-after", "retry-after-ms", "x-should-retry"],
   serverCredential: (key) => ["x-api-key", key],
   classifyError: classifyAnthropicError,
+  chatTranslation: anthropicChatTranslation,
+  // The API version the translation is written against.
+  translatedHeaders: { "anthropic-version": "2023-06-01" },
   renderError: renderAnthropicError,
   renderStreamError: renderAnthropicStreamError,
   endsStream: (data) => jsonObjectOf(data)?.type === "message_stop",

@@ -1,10 +1,12 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { matchCachedContents } from "./cached-contents.js";
 import { classifyGeminiError } from "./classify-gemini-error.js";
 import { geminiStructuredOutput } from "./gemini-structured-output.js";
+import { geminiChatTranslation, geminiThinkingBudgets } from "./openai-chat-translation.js";
 import { parseCountTokens } from "./parse-count-tokens.js";
 import { parseGenerateContent } from "./parse-generate-content.js";
 import { renderGeminiError, renderGeminiStreamError } from "./render-gemini-error.js";
@@ -18,15 +20,31 @@ const methods: Record<string, Endpoint> = {
     parse: (body, path) => parseGenerateContent(body, modelOf(path), false),
     structuredOutput: geminiStructuredOutput,
     tokenCount: generateContentTokenCount,
+    reasoningOf: geminiReasoning,
   },
   streamGenerateContent: {
     kind: "generate",
     parse: (body, path) => parseGenerateContent(body, modelOf(path), true),
     structuredOutput: geminiStructuredOutput,
     tokenCount: generateContentTokenCount,
+    reasoningOf: geminiReasoning,
   },
   countTokens: { kind: "count", parse: (body, path) => parseCountTokens(body, modelOf(path)) },
 };
+
+/** The level of a `thinkingConfig`: its `thinkingLevel`, or its `thinkingBudget` read by the translation's budgets. */
+function geminiReasoning(body: JsonObject): RequestedReasoning | undefined {
+  const config = isObject(body.generationConfig) ? body.generationConfig.thinkingConfig : undefined;
+  if (!isObject(config)) return undefined;
+  const param = "generationConfig.thinkingConfig";
+  if (typeof config.thinkingLevel === "string") {
+    return { level: config.thinkingLevel.toLowerCase(), param: `${param}.thinkingLevel` };
+  }
+  if (typeof config.thinkingBudget === "number") {
+    return { level: levelOfBudget(geminiThinkingBudgets, config.thinkingBudget), param: `${param}.thinkingBudget` };
+  }
+  return undefined;
+}
 
 /** Gemini's own count of a generateContent call: countTokens with the whole request. */
 function generateContentTokenCount(body: JsonObject, path: string): TokenCountRequest | undefined {
@@ -70,10 +88,11 @@ export const geminiSurface: Surface = {
   relayedResponseHeaders: ["x-goog-request-id", "x-request-id", "retry-after"],
   serverCredential: (key) => ["x-goog-api-key", key],
   classifyError: classifyGeminiError,
+  chatTranslation: geminiChatTranslation,
   renderError: renderGeminiError,
   renderStreamError: renderGeminiStreamError,
-  // Gemini's last chunk carries no mark of its own (a finish reason may come before usage): its stream ends when closed.
-  endsStream: () => false,
+  // Gemini's last chunk carries no mark of its own (a finish reason may come before usage): no `endsStream`, its
+  // stream ends when closed.
   prefixTokenCount(prefix, apiPath) {
     if (prefix.kind !== "cached-content") return undefined;
     const version = /^\/(v1beta|v1|v1alpha)\//.exec(apiPath)?.[1] ?? "v1beta";

@@ -1,4 +1,5 @@
 import { jsonObjectOf } from "../../json/json-object-of.js";
+import type { RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
 import { parseChatCompletion } from "./chat-completion-body.js";
@@ -14,7 +15,12 @@ import { matchStoredResponse, responseIdPattern } from "./stored-response-routes
 const routes: Record<string, { method: string; endpoint: Endpoint }> = {
   "/chat/completions": {
     method: "POST",
-    endpoint: { kind: "generate", parse: parseChatCompletion, structuredOutput: chatStructuredOutput },
+    endpoint: {
+      kind: "generate",
+      parse: parseChatCompletion,
+      structuredOutput: chatStructuredOutput,
+      reasoningOf: (body) => requestedLevel(body.reasoning_effort, "reasoning_effort"),
+    },
   },
   "/responses": {
     method: "POST",
@@ -25,10 +31,12 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
       prefixEffect: responseStored,
       finalResponseOf,
       tokenCount: responsesTokenCount,
+      reasoningOf: (body) =>
+        isObject(body.reasoning) ? requestedLevel(body.reasoning.effort, "reasoning.effort") : undefined,
     },
   },
   "/responses/input_tokens": { method: "POST", endpoint: { kind: "count", parse: parseResponseCreate } },
-  "/models": { method: "GET", endpoint: { kind: "proxy" } },
+  "/models": { method: "GET", endpoint: { kind: "proxy", listsModels: true } },
 };
 
 /** The OpenAI API (Chat Completions, Responses with their stored responses, Models) at `/openai/v1`. */
@@ -69,6 +77,7 @@ export const openaiSurface: Surface = {
   renderError: renderOpenAIError,
   renderStreamError: renderOpenAIStreamError,
   endsStream: endsOpenAIStream,
+  routesModels: true,
   prefixTokenCount(prefix) {
     if (prefix.kind !== "previous-response" || !responseIdPattern.test(prefix.id)) return undefined;
     return {
@@ -80,6 +89,12 @@ export const openaiSurface: Surface = {
     };
   },
 };
+
+/** A level the request names, as it wrote it; absent or null asks for none. */
+function requestedLevel(value: unknown, param: string): RequestedReasoning | undefined {
+  if (value === undefined || value === null) return undefined;
+  return { level: typeof value === "string" ? value : JSON.stringify(value), param };
+}
 
 /** Chat completions end with `[DONE]`, a Responses stream with the event of its ended response. */
 function endsOpenAIStream(data: string): boolean {

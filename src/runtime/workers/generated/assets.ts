@@ -140,6 +140,12 @@ export const policies: ValidatedPolicy[] = [
   }
 ];
 
+/** The model table (policies/models.toml), checked at build time; undefined: the shipped default. */
+export const modelTable: { path: string; text: string } | undefined = {
+  "path": "policies/models.toml",
+  "text": "# The model table: which provider serves a model name that a client sends on the OpenAI API\n# (/openai/v1/chat/completions, /openai/v1/responses). A model of another provider is translated\n# there and back, measured and checked on the body actually sent. This file is the model table,\n# not a policy; without it the gateway routes by the two prefixes below alone.\n#\n# A name resolves to its [model.NAME] entry, else to the longest matching [[prefix]], else to\n# default_provider with the name as the provider's model id.\n#\n# reasoning: the levels the model supports, within the gateway's allowlist\n#   none, low, medium, high, xhigh, max\n# A request asking for another level is refused with INVALID_REQUEST naming the accepted ones.\n# fallback: one model tried once when this one fails transiently (rate_limit, worker, timeout,\n# upstream) before any byte of its answer reached the client, within the same deadline.\n\ndefault_provider = \"openai\"\n# OpenAI's own levels within the allowlist (it has no \"max\").\ndefault_reasoning = [\"none\", \"low\", \"medium\", \"high\", \"xhigh\"]\n\n[[prefix]]\nprefix = \"gemini-\"\nprovider = \"gemini\"\n\n[[prefix]]\nprefix = \"claude-\"\nprovider = \"anthropic\"\n\n[model.\"gemini-2.5-flash\"]\nprovider = \"gemini\"\nreasoning = [\"none\", \"low\", \"medium\", \"high\", \"xhigh\"]\n\n[model.\"gemini-2.5-pro\"]\nprovider = \"gemini\"\n# Gemini 2.5 Pro cannot turn thinking off.\nreasoning = [\"low\", \"medium\", \"high\", \"xhigh\", \"max\"]\n\n[model.\"claude-sonnet-4-5\"]\nprovider = \"anthropic\"\nreasoning = [\"none\", \"low\", \"medium\", \"high\", \"xhigh\", \"max\"]\n\n[model.\"claude-haiku-4-5\"]\nprovider = \"anthropic\"\nreasoning = [\"none\", \"low\", \"medium\", \"high\", \"xhigh\"]\n\n# An alias: clients ask for \"fast\"; a transient failure of Gemini falls back to Claude once.\n[model.fast]\nprovider = \"gemini\"\nupstream_model = \"gemini-2.5-flash\"\nreasoning = [\"none\", \"low\", \"medium\", \"high\", \"xhigh\"]\nfallback = \"claude-haiku-4-5\"\n"
+};
+
 /** The named schemas of `x-promptgate-schema`: file name without `.json`, and schema. */
 export const namedSchemas: [string, unknown][] = [
   [
@@ -1043,6 +1049,25 @@ export const namedSchemas: [string, unknown][] = [
               "exclusiveMinimum": 0,
               "maximum": 86400,
               "default": 960
+            }
+          }
+        },
+        "translation": {
+          "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "droppable": {
+              "description": "Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. \"logit_bias\"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.",
+              "type": "array",
+              "items": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100
+              },
+              "uniqueItems": true,
+              "maxItems": 100,
+              "default": []
             }
           }
         }

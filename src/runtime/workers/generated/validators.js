@@ -3590,7 +3590,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -4513,12 +4513,130 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       }
       var valid0 = _errs64 === errors;
     }
+    if (data.translation !== void 0) {
+      let data33 = data.translation;
+      const _errs69 = errors;
+      const _errs70 = errors;
+      if (data33 && typeof data33 == "object" && !Array.isArray(data33)) {
+        const _errs71 = errors;
+        for (const key9 in data33) {
+          if (!(key9 === "droppable")) {
+            const err72 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
+            if (vErrors === null) {
+              vErrors = [err72];
+            } else {
+              vErrors.push(err72);
+            }
+            errors++;
+          }
+        }
+        if (data33.droppable !== void 0) {
+          let data34 = data33.droppable;
+          const _errs72 = errors;
+          const _errs73 = errors;
+          if (Array.isArray(data34)) {
+            if (data34.length > 100) {
+              const err73 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/maxItems", keyword: "maxItems", params: { limit: 100 } };
+              if (vErrors === null) {
+                vErrors = [err73];
+              } else {
+                vErrors.push(err73);
+              }
+              errors++;
+            }
+            let valid13 = true;
+            const len1 = data34.length;
+            for (let i1 = 0; i1 < len1; i1++) {
+              let data35 = data34[i1];
+              const _errs74 = errors;
+              const _errs75 = errors;
+              if (typeof data35 === "string") {
+                if (func2(data35) > 100) {
+                  const err74 = { instancePath: instancePath + "/translation/droppable/" + i1, schemaPath: "#/properties/translation/properties/droppable/items/maxLength", keyword: "maxLength", params: { limit: 100 } };
+                  if (vErrors === null) {
+                    vErrors = [err74];
+                  } else {
+                    vErrors.push(err74);
+                  }
+                  errors++;
+                }
+                if (func2(data35) < 1) {
+                  const err75 = { instancePath: instancePath + "/translation/droppable/" + i1, schemaPath: "#/properties/translation/properties/droppable/items/minLength", keyword: "minLength", params: { limit: 1 } };
+                  if (vErrors === null) {
+                    vErrors = [err75];
+                  } else {
+                    vErrors.push(err75);
+                  }
+                  errors++;
+                }
+              } else {
+                const err76 = { instancePath: instancePath + "/translation/droppable/" + i1, schemaPath: "#/properties/translation/properties/droppable/items/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err76];
+                } else {
+                  vErrors.push(err76);
+                }
+                errors++;
+              }
+              var valid12 = _errs74 === errors;
+              if (!valid12) {
+                valid13 = false;
+              }
+            }
+            let valid14;
+            let i2 = data34.length;
+            let j0;
+            valid14 = true;
+            if (i2 > 1) {
+              const indices0 = {};
+              for (; i2--; ) {
+                let item0 = data34[i2];
+                if (typeof item0 !== "string") {
+                  continue;
+                }
+                if (typeof indices0[item0] == "number") {
+                  j0 = indices0[item0];
+                  const err77 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/uniqueItems", keyword: "uniqueItems", params: { i: i2, j: j0 } };
+                  if (vErrors === null) {
+                    vErrors = [err77];
+                  } else {
+                    vErrors.push(err77);
+                  }
+                  errors++;
+                  valid14 = false;
+                  break;
+                }
+                indices0[item0] = i2;
+              }
+            }
+          } else {
+            const err78 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/type", keyword: "type", params: { type: "array" } };
+            if (vErrors === null) {
+              vErrors = [err78];
+            } else {
+              vErrors.push(err78);
+            }
+            errors++;
+          }
+          var valid11 = _errs72 === errors;
+        }
+      } else {
+        const err79 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err79];
+        } else {
+          vErrors.push(err79);
+        }
+        errors++;
+      }
+      var valid0 = _errs69 === errors;
+    }
   } else {
-    const err72 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err80 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err72];
+      vErrors = [err80];
     } else {
-      vErrors.push(err72);
+      vErrors.push(err80);
     }
     errors++;
   }

@@ -1,0 +1,248 @@
+import type { Deps, UpstreamResponse } from "../deps.js";
+import { classifyUpstreamAnswer } from "../errors/classify.js";
+import { GatewayError } from "../errors/gateway-error.js";
+import { readCappedBody } from "../http/read-body.js";
+import type { LogicalCall } from "../logical-call.js";
+import type { PolicyVersion } from "../policy/policy.js";
+import type { CallAttempt, CallRecord } from "../record/call-record.js";
+import type { ModelEntry } from "../routing/model-table.js";
+import { type CallRoute, routeCall } from "../routing/route-call.js";
+import { translatedResponse } from "../routing/translated-response.js";
+import type { MeasuredEndpoint } from "../surfaces/surface.js";
+import { surfaces } from "../surfaces/surfaces.js";
+import type { PromptSize } from "../window/prompt-size.js";
+import { isFailure } from "./answer-failure.js";
+import type { CallRecorder } from "./call-recorder.js";
+import { debugChecks } from "./debug-steps.js";
+import { type FinishedAnswer, finishAnswer } from "./finish-answer.js";
+import type { SurfaceRequest } from "./handle-surface-request.js";
+import { modelOfBody } from "./model-of-body.js";
+import {
+  compileCallSchema,
+  type Measurements,
+  namedSchema,
+  type ParsedCall,
+  type PreparedCall,
+  parseCall,
+  prepareCall,
+} from "./prepare-call.js";
+import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
+import { resolveUnmeasured } from "./resolve-unmeasured.js";
+import { sendUpstream } from "./send-upstream.js";
+import { routedUpstreamCall, type UpstreamCall } from "./upstream-call.js";
+
+/** What sending a measured call needs. */
+export interface MeasuredCall {
+  deps: Deps;
+  input: SurfaceRequest;
+  endpoint: MeasuredEndpoint;
+  policy: PolicyVersion;
+  recorder: CallRecorder;
+  headers: Record<string, string>;
+  call: UpstreamCall;
+}
+
+/** One attempt of a call, measured and checked: where it goes and the exact body sent. */
+interface Attempt {
+  route: CallRoute;
+  call: UpstreamCall;
+  prepared: PreparedCall;
+  measurements: Measurements;
+}
+
+/** What came back of an attempt: an answer to relay, or a failure that was read to decide on a fallback. */
+type Outcome =
+  | { kind: "answer"; response: UpstreamResponse }
+  | { kind: "failed"; error: GatewayError; response: UpstreamResponse | undefined };
+
+/**
+ * Sends a measured call: parses it, routes it by its model (translated where the model table sends it to another
+ * provider), measures and checks it, and relays the answer. A model with a fallback gets exactly one more attempt
+ * on it when the first fails with a transient class before any byte of its answer was relayed, within the same
+ * deadline, measured and checked like the first; never a second fallback.
+ */
+export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> {
+  const { deps, input, endpoint, policy, recorder } = measured;
+  const { record } = recorder;
+  const clientBytes = await readCappedBody(input.request, deps.config.maxBodyBytes);
+  let parsed: ParsedCall;
+  let schema: unknown;
+  let entry: ModelEntry | undefined;
+  try {
+    schema = namedSchema(deps.schemas, input.request.headers.get("x-promptgate-schema"));
+    parsed = parseCall(endpoint, clientBytes, input.path, policy);
+    // Before the checks, so that a call they refuse still names its model.
+    record.model = parsed.call.model;
+    noteFields(record, parsed.call);
+    entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);
+  } catch (error) {
+    // A request refused as invalid still names its model where its body does.
+    record.model ??= modelOfBody(clientBytes);
+    throw error;
+  }
+  const first = await prepareAttempt(measured, parsed, schema, entry);
+  let outcome = await sendAttempt(measured, first, entry?.fallback !== undefined);
+  let answered = first;
+  const fallback = outcome.kind === "failed" ? fallbackOf(measured, first, outcome.error) : undefined;
+  if (fallback !== undefined) {
+    const attempts: CallAttempt[] = [attemptRecord(first, outcome)];
+    record.attempts = attempts;
+    let second: Attempt | undefined;
+    try {
+      second = await prepareAttempt(measured, parsed, schema, fallback);
+    } catch (error) {
+      // A fallback the checks or its provider refuse is not tried: the client gets the first attempt's failure.
+      if (!GatewayError.isInstance(error)) throw error;
+      attempts.push({ model: fallback.name, provider: providerLabel(deps, fallback), error: error.code, tried: false });
+      restoreFirst(record, first);
+    }
+    if (second !== undefined) {
+      outcome = await sendAttempt(measured, second, false);
+      answered = second;
+      attempts.push(attemptRecord(second, outcome));
+      measured.headers["x-promptgate-model-fallback"] = `${first.route.entry?.name}_to_${fallback.name}`;
+    }
+  }
+  const modelHeader = answered.route.entry?.name;
+  if (modelHeader !== undefined && /^[\x21-\x7e]{1,200}$/.test(modelHeader)) {
+    measured.headers["x-promptgate-model"] = modelHeader;
+  }
+  if (outcome.kind === "failed" && outcome.response === undefined) throw outcome.error;
+  const response = outcome.response as UpstreamResponse;
+  record.decision = endpoint.kind === "count" ? "measured" : "sent";
+  record.upstream_status = response.status;
+  const { prepared, measurements, route } = answered;
+  const size = (measurements.provider ?? measurements.preflight) as PromptSize;
+  return finishAnswer({
+    deps,
+    // What a translated answer leaves at its provider is no stored response of the client's API.
+    endpoint: route.translation === undefined ? endpoint : { ...endpoint, prefixEffect: undefined },
+    policy,
+    prepared,
+    size,
+    path: input.path,
+    response: route.translation === undefined ? response : translatedResponse(response, route.translation),
+    headers: measured.headers,
+    call: answered.call,
+    ref: input.ref,
+    recorder,
+  });
+}
+
+/**
+ * Routes, measures and checks one attempt; the record and the `x-promptgate-prompt-size` header hold its checks'
+ * sizes, a refused attempt's too.
+ */
+async function prepareAttempt(
+  measured: MeasuredCall,
+  parsed: ParsedCall,
+  schema: unknown,
+  entry: ModelEntry | undefined,
+): Promise<Attempt> {
+  const { deps, input, endpoint, policy, recorder, headers } = measured;
+  const { record } = recorder;
+  const measurements: Measurements = {};
+  try {
+    const route = routeCall(
+      { config: deps.config, models: deps.models, surfaces, policy: policy.policy, ...answerIdentity(deps) },
+      input.surface,
+      endpoint,
+      input.path,
+      parsed.body,
+      entry,
+    );
+    const call = routedUpstreamCall(deps, measured.call, route.provider);
+    record.provider = call.upstream.label;
+    record.upstream_model =
+      route.entry !== undefined && route.target !== undefined ? route.entry.upstreamModel : undefined;
+    const context = { call, path: input.path };
+    const known = await resolveCachedPrefix(deps, parsed.call, policy, context);
+    const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, context, known);
+    await compileCallSchema(endpoint, parsed, policy, schema);
+    const prepared = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, measurements, route.target);
+    record.projection_omitted = prepared.omitted;
+    return { route, call, prepared, measurements };
+  } finally {
+    record.preflight = measurements.preflight;
+    record.provider_check = measurements.provider;
+    if (measurements.preflight) headers["x-promptgate-prompt-size"] = JSON.stringify(measurements.preflight);
+    debugChecks(deps, input.ref, measurements, policy, endpoint.kind);
+  }
+}
+
+/**
+ * Sends an attempt. Where a fallback may follow (`readFailure`), a failed answer is read and classified here, and
+ * a call that got no answer is caught, so that the caller can decide; otherwise the answer goes on as it came.
+ */
+async function sendAttempt(measured: MeasuredCall, attempt: Attempt, readFailure: boolean): Promise<Outcome> {
+  const { deps } = measured;
+  const { call, route, prepared } = attempt;
+  const path = route.target?.path ?? measured.input.path;
+  let response: UpstreamResponse;
+  try {
+    response = await sendUpstream(deps, call, path, prepared.body);
+  } catch (error) {
+    if (!readFailure || !GatewayError.isInstance(error)) throw error;
+    return { kind: "failed", error, response: undefined };
+  }
+  if (!readFailure || !isFailure(response.status)) return { kind: "answer", response };
+  const bytes = await response.bytes();
+  const error = classifyUpstreamAnswer(
+    { status: response.status, headers: response.headers, text: new TextDecoder().decode(bytes) },
+    { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+  );
+  // The answer is read once; whoever relays it reads the same bytes.
+  return { kind: "failed", error, response: { ...response, bytes: async () => bytes } };
+}
+
+/**
+ * The model a failed first attempt falls back to: its entry's one fallback, when the failure is transient
+ * (`rate_limit`, `worker`, `timeout`, `upstream`), the call's deadline has time left and its client is still there.
+ */
+function fallbackOf(measured: MeasuredCall, first: Attempt, error: GatewayError): ModelEntry | undefined {
+  const name = first.route.entry?.fallback;
+  if (name === undefined || !error.retryable) return undefined;
+  if (first.call.deadline.passed() || measured.input.request.signal.aborted) return undefined;
+  return measured.deps.models.resolve(name);
+}
+
+function attemptRecord(attempt: Attempt, outcome: Outcome): CallAttempt {
+  return {
+    model: attempt.route.entry?.name ?? "",
+    provider: attempt.call.upstream.label,
+    provider_check: attempt.measurements.provider,
+    upstream_status: outcome.response?.status,
+    error: outcome.kind === "failed" ? outcome.error.code : undefined,
+    tried: true,
+  };
+}
+
+/** The record's top-level fields name the attempt whose answer the client gets. */
+function restoreFirst(record: CallRecord, first: Attempt): void {
+  record.provider = first.call.upstream.label;
+  record.provider_check = first.measurements.provider;
+  record.projection_omitted = first.prepared.omitted;
+  record.upstream_model = first.route.target === undefined ? undefined : first.route.entry?.upstreamModel;
+}
+
+function providerLabel(deps: Deps, entry: ModelEntry): string {
+  const upstream = (deps.config.upstreams as Record<string, { label: string } | undefined>)[entry.provider];
+  return upstream?.label ?? entry.provider;
+}
+
+/** The id and creation time of a translated answer. */
+function answerIdentity(deps: Deps): { answerId: string; created: number } {
+  return {
+    answerId: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
+    created: Math.floor(deps.now().getTime() / 1000),
+  };
+}
+
+/** At most this many paths of other fields are kept in a call record. */
+const maxRecordedFields = 100;
+
+/** Lists, by JSON path, what a call counted as other and what it could not measure. */
+function noteFields(record: CallRecord, call: LogicalCall): void {
+  if (call.other.length > 0) record.other_fields = call.other.slice(0, maxRecordedFields).map((field) => field.path);
+  if (call.unmeasured.length > 0) record.unmeasured = call.unmeasured.map((content) => content.path);
+}

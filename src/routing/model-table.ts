@@ -1,0 +1,216 @@
+import { parse, TomlError } from "smol-toml";
+import { closestName } from "../policy/closest-name.js";
+import { PolicyFileError } from "../policy/policy-file-error.js";
+import { type ReasoningLevel, reasoningLevels } from "../surfaces/translation.js";
+import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
+
+/** The file of the policy folder that holds the model table; every other `*.toml` there is a policy. */
+export const modelTableFile = "models.toml";
+
+/** Where a public model name goes: a provider, the provider's own id, the reasoning levels it takes, one fallback. */
+export interface ModelEntry {
+  /** The name clients use. */
+  name: string;
+  /** The provider (its surface's name) that serves it. */
+  provider: string;
+  /** The provider's own model id. */
+  upstreamModel: string;
+  /** The reasoning levels the model supports (within the gateway's allowlist); undefined: every allowlisted level. */
+  reasoning: readonly ReasoningLevel[] | undefined;
+  /** The one model tried when this one fails transiently, if any. */
+  fallback: string | undefined;
+  /** Whether the table names it (listed by `GET /openai/v1/models`), rather than a prefix rule or the default. */
+  listed: boolean;
+}
+
+/** The model table: named entries first, then the longest matching prefix rule, then the default provider. */
+export interface ModelTable {
+  /** Where the table comes from (a file path, or `(shipped default)`), for messages. */
+  source: string;
+  /** The entry a model name resolves to; every name resolves (to the default provider at least). */
+  resolve(name: string): ModelEntry;
+  /** The named entries, in the file's order. */
+  listed(): readonly ModelEntry[];
+}
+
+/** A prefix rule: every name that starts with `prefix` goes to `provider`, with the name as the upstream id. */
+interface PrefixRule {
+  prefix: string;
+  provider: string;
+  reasoning: readonly ReasoningLevel[] | undefined;
+  fallback: string | undefined;
+}
+
+/** The table when the policy folder holds no `models.toml`: Gemini and Claude names by prefix, the rest to OpenAI. */
+export const shippedModelTable = `default_provider = "openai"
+
+[[prefix]]
+prefix = "gemini-"
+provider = "gemini"
+
+[[prefix]]
+prefix = "claude-"
+provider = "anthropic"
+`;
+
+const topKeys = ["default_provider", "default_reasoning", "prefix", "model"];
+const prefixKeys = ["prefix", "provider", "reasoning", "fallback"];
+const modelKeys = ["provider", "upstream_model", "reasoning", "fallback"];
+
+/**
+ * Reads and checks a model table; throws a `PolicyFileError` naming the file, the field and the reason.
+ * `providers` are the names the gateway can reach (its surfaces). A fallback must resolve to another model and
+ * may not itself fall back further than that one attempt (its own fallback is never used).
+ */
+export function parseModelTable(path: string, text: string, providers: readonly string[]): ModelTable {
+  const root = parseToml(path, text);
+  checkKeys(path, root, topKeys, "");
+  const reading = { path, providers };
+  const defaultProvider =
+    root.default_provider === undefined ? "openai" : provider(reading, root.default_provider, "default_provider");
+  const defaultReasoning = levels(reading, root.default_reasoning, "default_reasoning");
+  const prefixes = tableArray(path, root.prefix, "prefix").map((rule, index): PrefixRule => {
+    const field = `prefix[${index}]`;
+    checkKeys(path, rule, prefixKeys, `${field}.`);
+    const prefix = nonEmptyString(path, rule.prefix, `${field}.prefix`);
+    return {
+      prefix,
+      provider: provider(reading, rule.provider, `${field}.provider`),
+      reasoning: levels(reading, rule.reasoning, `${field}.reasoning`),
+      fallback: optionalString(path, rule.fallback, `${field}.fallback`),
+    };
+  });
+  // Longest prefix first, so that `gemini-2.5-` wins over `gemini-`.
+  prefixes.sort((left, right) => right.prefix.length - left.prefix.length);
+  const models = new Map<string, ModelEntry>();
+  if (root.model !== undefined && !isObject(root.model))
+    throw new PolicyFileError(path, "model", "must be a table of models");
+  for (const [name, value] of Object.entries(root.model ?? {})) {
+    const field = `model.${name}`;
+    if (!isObject(value)) throw new PolicyFileError(path, field, "must be a table");
+    checkKeys(path, value, modelKeys, `${field}.`);
+    models.set(name, {
+      name,
+      provider: provider(reading, value.provider, `${field}.provider`),
+      upstreamModel:
+        value.upstream_model === undefined
+          ? name
+          : nonEmptyString(path, value.upstream_model, `${field}.upstream_model`),
+      reasoning: levels(reading, value.reasoning, `${field}.reasoning`),
+      fallback: optionalString(path, value.fallback, `${field}.fallback`),
+      listed: true,
+    });
+  }
+  const resolve = (name: string): ModelEntry => {
+    const named = models.get(name);
+    if (named !== undefined) return named;
+    const rule = prefixes.find((candidate) => name.startsWith(candidate.prefix));
+    return {
+      name,
+      provider: rule?.provider ?? defaultProvider,
+      upstreamModel: name,
+      reasoning: rule === undefined ? defaultReasoning : rule.reasoning,
+      fallback: rule?.fallback,
+      listed: false,
+    };
+  };
+  for (const [name, entry] of models) checkFallback(path, `model.${name}.fallback`, entry, resolve);
+  for (const [index, rule] of prefixes.entries()) {
+    if (rule.fallback?.startsWith(rule.prefix)) {
+      throw new PolicyFileError(
+        path,
+        `prefix[${index}].fallback`,
+        "must not match its own prefix: a model would fall back to itself",
+      );
+    }
+  }
+  return { source: path, resolve, listed: () => [...models.values()] };
+}
+
+function checkFallback(path: string, field: string, entry: ModelEntry, resolve: (name: string) => ModelEntry): void {
+  if (entry.fallback === undefined) return;
+  if (entry.fallback === entry.name) throw new PolicyFileError(path, field, "names the model itself");
+  resolve(entry.fallback);
+}
+
+function parseToml(path: string, text: string): JsonObject {
+  try {
+    return parse(text) as JsonObject;
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+    throw new PolicyFileError(
+      path,
+      "(root)",
+      `TOML syntax error at line ${error.line}, column ${error.column}: ${reason}`,
+    );
+  }
+}
+
+/** Refuses a key the table does not take, naming the one it most likely meant. */
+function checkKeys(path: string, table: JsonObject, known: readonly string[], prefix: string): void {
+  for (const key of Object.keys(table)) {
+    if (known.includes(key)) continue;
+    const meant = closestName(key, known);
+    throw new PolicyFileError(
+      path,
+      `${prefix}${key}`,
+      `is not a key of the model table${meant === undefined ? ` (it takes ${known.join(", ")})` : `; did you mean ${meant}?`}`,
+    );
+  }
+}
+
+function tableArray(path: string, value: unknown, field: string): JsonObject[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every(isObject)) {
+    throw new PolicyFileError(path, field, `must be an array of tables ([[${field}]])`);
+  }
+  return value;
+}
+
+function nonEmptyString(path: string, value: unknown, field: string): string {
+  if (typeof value !== "string" || value === "") throw new PolicyFileError(path, field, "must be a non-empty string");
+  return value;
+}
+
+function optionalString(path: string, value: unknown, field: string): string | undefined {
+  return value === undefined ? undefined : nonEmptyString(path, value, field);
+}
+
+function provider(reading: { path: string; providers: readonly string[] }, value: unknown, field: string): string {
+  const name = nonEmptyString(reading.path, value, field);
+  if (!reading.providers.includes(name)) {
+    const meant = closestName(name, reading.providers);
+    throw new PolicyFileError(
+      reading.path,
+      field,
+      `"${name}" is no provider of this gateway${meant === undefined ? "" : `; did you mean ${meant}?`} (it has ${reading.providers.join(", ")})`,
+    );
+  }
+  return name;
+}
+
+function levels(reading: { path: string }, value: unknown, field: string): ReasoningLevel[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) throw new PolicyFileError(reading.path, field, "must be an array of reasoning levels");
+  return value.map((level, index) => {
+    const known = reasoningLevels.find((candidate) => candidate === level);
+    if (known === undefined) {
+      throw new PolicyFileError(
+        reading.path,
+        `${field}[${index}]`,
+        `${JSON.stringify(level)} is not a reasoning level the gateway accepts (${reasoningLevels.join(", ")})`,
+      );
+    }
+    return known;
+  });
+}
+
+/** The model table of a policy folder: its `models.toml`, or the shipped default when it has none. */
+export function modelTableOf(
+  file: { path: string; text: string } | undefined,
+  providers: readonly string[],
+): ModelTable {
+  if (file === undefined) return parseModelTable("(shipped default model table)", shippedModelTable, providers);
+  return parseModelTable(file.path, file.text, providers);
+}
