@@ -1,5 +1,7 @@
 import { redactKeys } from "./errors/redact-keys.js";
+import { simulatedOrigin } from "./simulated/simulated-provider.js";
 import type { Surface } from "./surfaces/surface.js";
+import { surfaces } from "./surfaces/surfaces.js";
 
 /** Where one surface's calls go, and the server-held key for it. */
 export interface UpstreamConfig {
@@ -20,7 +22,8 @@ export interface Config {
   policiesDir: string;
   schemasDir: string;
   defaultPolicy: string;
-  upstreams: Record<Surface["name"], UpstreamConfig>;
+  /** Each provider's upstream, by the name of its surface (every registered surface has one). */
+  upstreams: Readonly<Record<string, UpstreamConfig>>;
   adminKey: string | undefined;
   /** Gateway keys (`PROMPTGATE_KEYS`): when any is set, clients must present one instead of a provider key. */
   gatewayKeys: readonly string[];
@@ -72,36 +75,10 @@ export class ConfigError extends Error {
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
-const upstreamDefaults: Record<Surface["name"], { variable: string; keyVariable: string; real: string }> = {
-  openai: { variable: "PROMPTGATE_UPSTREAM_OPENAI", keyVariable: "OPENAI_API_KEY", real: "https://api.openai.com/v1" },
-  gemini: {
-    variable: "PROMPTGATE_UPSTREAM_GEMINI",
-    keyVariable: "GEMINI_API_KEY",
-    real: "https://generativelanguage.googleapis.com",
-  },
-  anthropic: {
-    variable: "PROMPTGATE_UPSTREAM_ANTHROPIC",
-    keyVariable: "ANTHROPIC_API_KEY",
-    real: "https://api.anthropic.com",
-  },
-};
-
-/** The simulated provider's base URL for each surface. */
-export const simulatedBaseUrls: Record<Surface["name"], string> = {
-  openai: "http://simulated.promptgate.invalid/openai/v1",
-  gemini: "http://simulated.promptgate.invalid/gemini",
-  anthropic: "http://simulated.promptgate.invalid/anthropic",
-};
-
 /** Reads the configuration from environment variables; throws ConfigError naming a bad variable. */
 export function readConfig(environment: Environment): Config {
-  const upstreams = {} as Record<Surface["name"], UpstreamConfig>;
-  for (const [name, defaults] of Object.entries(upstreamDefaults) as [
-    Surface["name"],
-    typeof upstreamDefaults.openai,
-  ][]) {
-    upstreams[name] = readUpstream(environment, name, defaults);
-  }
+  const upstreams: Record<string, UpstreamConfig> = {};
+  for (const surface of surfaces) upstreams[surface.name] = readUpstream(environment, surface);
   return {
     host: environment.HOST || "127.0.0.1",
     port: readInteger(environment, "PORT", 8787, 0, 65535),
@@ -202,22 +179,38 @@ function readLogFormat(text: string | undefined): LogFormat | undefined {
   return format;
 }
 
-function readUpstream(
-  environment: Environment,
-  name: Surface["name"],
-  defaults: (typeof upstreamDefaults)[Surface["name"]],
-): UpstreamConfig {
-  const serverKey = environment[defaults.keyVariable] || undefined;
-  const configured = environment[defaults.variable];
-  const simulated = configured === "simulated" || (!configured && serverKey === undefined);
-  if (simulated) return { baseUrl: simulatedBaseUrls[name], simulated: true, label: "simulated", serverKey };
-  const baseUrl = (configured || defaults.real).replace(/\/+$/, "");
+/**
+ * A provider's upstream: its configured URL, else its public default once a key is set, else (or when set to
+ * `simulated`) the built-in stand-in. A provider with no public default needs its URL for a key to matter.
+ */
+function readUpstream(environment: Environment, surface: Surface): UpstreamConfig {
+  const { variable, keyVariable, defaultBaseUrl } = surface.upstream;
+  const serverKey = environment[keyVariable] || undefined;
+  const configured = environment[variable] || undefined;
+  const target = configured ?? (serverKey === undefined ? undefined : defaultBaseUrl);
+  if (configured === "simulated" || target === undefined) {
+    return {
+      baseUrl: `${simulatedOrigin}${surface.simulated.basePath}`,
+      simulated: true,
+      label: "simulated",
+      serverKey,
+    };
+  }
+  const baseUrl = target.replace(/\/+$/, "");
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
+    const example = defaultBaseUrl ?? "http://127.0.0.1:8000/v1";
     throw new ConfigError(
-      `${defaults.variable}=${shown(withoutCredentials(configured || defaults.real))} must be an http(s) URL such as ${defaults.real}, or "simulated".`,
+      `${variable}=${shown(withoutCredentials(target))} must be an http(s) URL such as ${example}, or "simulated".`,
     );
   }
   return { baseUrl, simulated: false, label: new URL(baseUrl).origin, serverKey };
+}
+
+/** The upstream of a provider (a surface's name); every registered surface has one. */
+export function upstreamOf(config: Config, provider: string): UpstreamConfig {
+  const upstream = config.upstreams[provider];
+  if (upstream === undefined) throw new Error(`No upstream is configured for provider ${provider}.`);
+  return upstream;
 }
 
 /** An integer variable from `min` to `max`; `unset` says what an unset one means where that is not `fallback`. */

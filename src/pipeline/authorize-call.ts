@@ -1,4 +1,4 @@
-import type { Config } from "../config.js";
+import { type Config, upstreamOf } from "../config.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { bearerToken, keysEqual } from "../http/keys.js";
 import type { Surface } from "../surfaces/surface.js";
@@ -49,7 +49,7 @@ export function authenticationRequired(): GatewayError {
  */
 export function upstreamCredential(config: Config, surface: Surface): UpstreamCredential {
   if (config.gatewayKeys.length === 0) return { kind: "client" };
-  const upstream = config.upstreams[surface.name];
+  const upstream = upstreamOf(config, surface.name);
   if (upstream.serverKey === undefined && !upstream.simulated) {
     throw new GatewayError("account_selection", 403, "No provider key is configured for this surface.");
   }

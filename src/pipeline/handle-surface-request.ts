@@ -1,3 +1,4 @@
+import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { readCappedBody } from "../http/read-body.js";
@@ -131,7 +132,7 @@ function newRecord(deps: Deps, input: SurfaceRequest, time: string): CallRecord 
     case: undefined,
     call_label: undefined,
     surface: input.surface.name,
-    provider: deps.config.upstreams[input.surface.name].label,
+    provider: upstreamOf(deps.config, input.surface.name).label,
     model: undefined,
     route: input.path,
     preflight: undefined,

@@ -1,3 +1,4 @@
+import { upstreamOf } from "../config.js";
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
@@ -80,7 +81,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     record.model ??= modelOfBody(clientBytes);
     throw error;
   }
-  const first = await prepareAttempt(measured, parsed, schema, entry);
+  const first = await prepareAttempt(measured, parsed, schema, entry, {});
   let outcome = await sendAttempt(measured, first, entry?.fallback !== undefined);
   let answered = first;
   const fallback = outcome.kind === "failed" ? fallbackOf(measured, first, outcome.error) : undefined;
@@ -88,16 +89,24 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     const attempts: CallAttempt[] = [attemptRecord(first, outcome)];
     record.attempts = attempts;
     let second: Attempt | undefined;
+    const measurements: Measurements = {};
     try {
-      second = await prepareAttempt(measured, parsed, schema, fallback);
+      second = await prepareAttempt(measured, parsed, schema, fallback, measurements);
     } catch (error) {
       // A fallback the checks or its provider refuse is not tried: the client gets the first attempt's failure.
       if (!GatewayError.isInstance(error)) throw error;
-      attempts.push({ model: fallback.name, provider: providerLabel(deps, fallback), error: error.code, tried: false });
+      attempts.push({
+        model: fallback.name,
+        provider: providerLabel(deps, fallback),
+        provider_check: measurements.provider,
+        error: error.code,
+        tried: false,
+      });
       restoreFirst(record, first);
     }
     if (second !== undefined) {
-      outcome = await sendAttempt(measured, second, false);
+      // Read like the first, so that a failure of the fallback is on the record before the client gets it.
+      outcome = await sendAttempt(measured, second, true);
       answered = second;
       attempts.push(attemptRecord(second, outcome));
       measured.headers["x-promptgate-model-fallback"] = `${first.route.entry?.name}_to_${fallback.name}`;
@@ -138,10 +147,10 @@ async function prepareAttempt(
   parsed: ParsedCall,
   schema: unknown,
   entry: ModelEntry | undefined,
+  measurements: Measurements,
 ): Promise<Attempt> {
   const { deps, input, endpoint, policy, recorder, headers } = measured;
   const { record } = recorder;
-  const measurements: Measurements = {};
   try {
     const route = routeCall(
       { config: deps.config, models: deps.models, surfaces, policy: policy.policy, ...answerIdentity(deps) },
@@ -163,7 +172,8 @@ async function prepareAttempt(
     record.projection_omitted = prepared.omitted;
     return { route, call, prepared, measurements };
   } finally {
-    record.preflight = measurements.preflight;
+    // A fallback refused before it was measured leaves the first attempt's sizes in place.
+    record.preflight = measurements.preflight ?? record.preflight;
     record.provider_check = measurements.provider;
     if (measurements.preflight) headers["x-promptgate-prompt-size"] = JSON.stringify(measurements.preflight);
     debugChecks(deps, input.ref, measurements, policy, endpoint.kind);
@@ -226,8 +236,7 @@ function restoreFirst(record: CallRecord, first: Attempt): void {
 }
 
 function providerLabel(deps: Deps, entry: ModelEntry): string {
-  const upstream = (deps.config.upstreams as Record<string, { label: string } | undefined>)[entry.provider];
-  return upstream?.label ?? entry.provider;
+  return upstreamOf(deps.config, entry.provider).label;
 }
 
 /** The id and creation time of a translated answer. */

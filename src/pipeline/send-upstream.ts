@@ -18,7 +18,7 @@ export async function sendUpstream(
   method?: string,
 ): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
-  const request = upstreamRequest(call, path, body, method);
+  const request = await upstreamRequest(call, path, body, method);
   const startedAt = deps.now().getTime();
   try {
     response = await deps.transport(request);

@@ -1,4 +1,4 @@
-import type { Config, UpstreamConfig } from "../config.js";
+import { type Config, type UpstreamConfig, upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { Surface } from "../surfaces/surface.js";
 import { presentedCredentials, type UpstreamCredential, upstreamCredential } from "./authorize-call.js";
@@ -43,7 +43,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
     ...start,
     provider: start.surface,
     translated: false,
-    upstream: deps.config.upstreams[start.surface.name],
+    upstream: upstreamOf(deps.config, start.surface.name),
     secrets: callSecrets(deps.config, [start.surface], start.request, start.url),
   };
 }
@@ -52,7 +52,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
 export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Surface): UpstreamCall {
   if (provider === call.surface) return call;
   const credential = call.credential.kind === "server" ? upstreamCredential(deps.config, provider) : call.credential;
-  return { ...call, provider, translated: true, credential, upstream: deps.config.upstreams[provider.name] };
+  return { ...call, provider, translated: true, credential, upstream: upstreamOf(deps.config, provider.name) };
 }
 
 /** The keys the configuration holds: gateway keys, server-held provider keys, the admin key. */

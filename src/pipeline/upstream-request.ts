@@ -9,12 +9,12 @@ import type { UpstreamCall } from "./upstream-call.js";
  * credential, or the server-held key when the client brought none; gateway-key mode sends only the
  * server-held key, never the client's headers or `key` query parameter.
  */
-export function upstreamRequest(
+export async function upstreamRequest(
   call: UpstreamCall,
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
   ownMethod?: string,
-): UpstreamRequest {
+): Promise<UpstreamRequest> {
   const method = ownMethod ?? call.request.method;
   const { provider, request, upstream, credential } = call;
   if (call.translated) return translatedRequest(call, path, body, method);
@@ -24,21 +24,21 @@ export function upstreamRequest(
     const value = request.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  const serverKey = credential.kind === "server" ? credential.key : upstream.serverKey;
-  if (serverKey !== undefined && (credential.kind === "server" || !clientHasCredential(call))) {
-    const [name, value] = provider.serverCredential(serverKey);
-    headers[name] = value;
-  }
   if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
   const accept = request.headers.get("accept");
   if (accept !== null) headers.accept = accept;
-  return {
+  const prepared = {
     url: `${upstream.baseUrl}${path}${upstreamSearch(call, ownMethod === undefined)}`,
     method,
     headers,
     body,
     signal: call.deadline.signal,
   };
+  const serverKey = credential.kind === "server" ? credential.key : upstream.serverKey;
+  if (serverKey !== undefined && (credential.kind === "server" || !clientHasCredential(call))) {
+    return provider.authorize(prepared, serverKey);
+  }
+  return prepared;
 }
 
 /**
@@ -47,24 +47,21 @@ export function upstreamRequest(
  * that provider; in pass-through without one, the credential the client presented (a provider key given to the
  * OpenAI SDK as its API key) goes in the provider's own credential header.
  */
-function translatedRequest(
+async function translatedRequest(
   call: UpstreamCall,
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
   method: string,
-): UpstreamRequest {
+): Promise<UpstreamRequest> {
   const { provider, request, upstream, credential } = call;
   const headers: Record<string, string> = { ...provider.translatedHeaders };
+  if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
+  const prepared = { url: `${upstream.baseUrl}${path}`, method, headers, body, signal: call.deadline.signal };
   const key =
     credential.kind === "server"
       ? credential.key
       : (upstream.serverKey ?? presentedCredentials(call.surface, request.headers, call.url)[0]);
-  if (key !== undefined) {
-    const [name, value] = provider.serverCredential(key);
-    headers[name] = value;
-  }
-  if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
-  return { url: `${upstream.baseUrl}${path}`, method, headers, body, signal: call.deadline.signal };
+  return key === undefined ? prepared : provider.authorize(prepared, key);
 }
 
 function clientHasCredential({ provider, request, url }: UpstreamCall): boolean {

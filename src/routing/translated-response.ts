@@ -41,9 +41,9 @@ function translatedEvents(translation: CallTranslation): TransformStream<Uint8Ar
     const data = dataOf(raw);
     if (data === undefined) return "";
     const event = jsonObjectOf(data);
-    if (event === undefined) return "";
-    if (/^event:\s*error\s*$/m.test(raw) || isObject(event.error)) return raw;
-    let out = events.event(event);
+    if (event !== undefined && (/^event:\s*error\s*$/m.test(raw) || isObject(event.error))) return raw;
+    // An event that is no JSON object (OpenAI's `[DONE]`) carries nothing but, perhaps, the stream's end.
+    let out = event === undefined ? "" : events.event(event);
     if (provider.endsStream?.(data)) {
       ended = true;
       out += events.end();

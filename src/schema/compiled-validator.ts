@@ -14,6 +14,8 @@ export interface CompiledValidator {
   /** The schema as prepared (local `$ref`s inlined where possible): every error's `schemaPath` points into it. */
   readonly schema: unknown;
   readonly dialect: SchemaDialect;
+  /** The deepest answer it checks, where that is less than an answer may nest; a deeper one is `nesting`. */
+  readonly maxDepth?: number;
 }
 
 /** A validator made ahead of time for a schema known at build time (on Workers, Ajv standalone code). */

@@ -45,21 +45,24 @@ const maxDescribed = 200;
  */
 export const maxAnswerDepth = maxNestingDepth;
 
-const tooDeep: Validation = {
-  valid: false,
-  errors: [
-    {
-      validation_path: "",
-      validation_keyword: "nesting",
-      hint: `The answer nests objects and arrays too deeply (over ${maxAnswerDepth} levels) to be checked against the schema.`,
-    },
-  ],
-};
+/** The outcome of an answer nested deeper than `levels`, which a validator checks no further. */
+function tooDeep(levels: number): Validation {
+  return {
+    valid: false,
+    errors: [
+      {
+        validation_path: "",
+        validation_keyword: "nesting",
+        hint: `The answer nests objects and arrays too deeply (over ${levels} levels) to be checked against the schema.`,
+      },
+    ],
+  };
+}
 
 /** Parses an answer and validates it against the full schema (see `compiledValidator` for the schema's own errors). */
 export function validateAnswer(schema: unknown, answerText: string): Validation {
   const compiled = compiledValidator(schema);
-  if (nestsDeeperThan(answerText, maxAnswerDepth)) return tooDeep;
+  if (nestsDeeperThan(answerText, maxAnswerDepth)) return tooDeep(maxAnswerDepth);
   let answer: unknown;
   try {
     answer = JSON.parse(answerText);
@@ -78,13 +81,30 @@ export function validateParsedAnswer(
   answer: unknown,
   compiled = compiledValidator(schema),
 ): Validation {
+  // A validator that reaches less deep than an answer may nest says so before it runs: the same answer gets the
+  // same outcome however much stack the engine happens to give that run.
+  if (compiled.maxDepth !== undefined && valueNestsDeeperThan(answer, compiled.maxDepth)) {
+    return tooDeep(compiled.maxDepth);
+  }
   try {
     return validateWithin(compiled, answer);
   } catch (error) {
     // A stack exhausted by recursion (a deep answer, a schema that recurses without end) is an outcome, not a 500.
-    if (error instanceof RangeError) return tooDeep;
+    if (error instanceof RangeError) return tooDeep(compiled.maxDepth ?? maxAnswerDepth);
     throw error;
   }
+}
+
+/** Whether a parsed value nests objects and arrays deeper than `limit` levels; walked without recursion. */
+function valueNestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function validateWithin(compiled: CompiledValidator, answer: unknown): Validation {

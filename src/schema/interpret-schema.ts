@@ -21,6 +21,13 @@ import type { ValidatorError } from "./validator-error.js";
  */
 export const interpretedBytesPerSchemaChar = 24;
 
+/**
+ * The deepest answer the interpretive validator checks: it recurses with larger frames than Ajv's code and, against
+ * a recursive schema, reaches the end of the stack after ~270 levels on Node 20 and in workerd, sooner or later as
+ * the engine's optimisation goes. A fixed bound below that gives every run the same outcome.
+ */
+export const interpretedMaxDepth = 256;
+
 /** Compiling by interpretation: the meta-schemas of the three dialects are read once, on first use. */
 export function interpretedSchemaCompiling(): SchemaCompiling {
   alignFormats();
@@ -53,7 +60,14 @@ export function interpretResponseSchema(
     }
     if (!ajvWouldCompile(copy)) return { refusal: "invalid" };
     const discriminators = ajvUsesDiscriminators(copy.root, resolveIn(copy));
-    return { validator: { validate: interpretedValidate(copy, discriminators), schema: prepared, dialect } };
+    return {
+      validator: {
+        validate: interpretedValidate(copy, discriminators),
+        schema: prepared,
+        dialect,
+        maxDepth: interpretedMaxDepth,
+      },
+    };
   });
 }
 

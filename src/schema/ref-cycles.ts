@@ -1,7 +1,7 @@
 import { compactJson } from "../json/compact-json.js";
-import { indexSchemaLeniently, innerBase, isSchemaObject, type RefIndex } from "./gemini-projection-refs.js";
 import { escapePointerToken } from "./json-pointer.js";
 import { schemaListKeywords, schemaMapKeywords, schemaValueKeywords } from "./schema-nodes.js";
+import { indexSchemaLeniently, innerBase, isSchemaObject, type RefIndex } from "./schema-refs.js";
 
 /**
  * Finding the `$ref` cycles that never move into a part of the instance: `{"allOf": [{"$ref": "#"}]}`

@@ -1,5 +1,5 @@
 import type { Candidate, FinishReason, GenerateContentResponse } from "@google/genai";
-import { openApiToJsonSchema } from "../schema/openapi-to-json-schema.js";
+import { openApiToJsonSchema } from "../surfaces/gemini/projection/openapi-to-json-schema.js";
 import { type AnswerFormat, simulatedAnswer } from "./answer.js";
 import { isJsonObject, type JsonObject, lastUserText } from "./json-value.js";
 import type { JsonBody } from "./read-json-body.js";

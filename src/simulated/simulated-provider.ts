@@ -1,7 +1,5 @@
 import { Hono } from "hono";
-import { createAnthropicSimulator } from "./anthropic-simulator.js";
-import { createGeminiSimulator } from "./gemini-simulator.js";
-import { createOpenAISimulator } from "./openai-simulator.js";
+import { surfaces } from "../surfaces/surfaces.js";
 import { type SimulatedClock, systemClock } from "./simulated-clock.js";
 
 /** The origin under which the gateway's transport hands requests to the simulated provider. */
@@ -23,8 +21,8 @@ export interface SimulatedProviderOptions {
 }
 
 /**
- * A deterministic, clearly labelled stand-in for the OpenAI (`/openai/v1`), Gemini
- * (`/gemini`) and Anthropic (`/anthropic`) APIs: echo text, or schema-conforming JSON.
+ * A deterministic, clearly labelled stand-in for every provider's API, each at its surface's
+ * simulated mount (`/openai/v1`, `/gemini`, `/anthropic`, …): echo text, or schema-conforming JSON.
  * What a provider keeps between calls (Gemini cached contents, stored Responses) lives
  * in memory, per simulated provider.
  */
@@ -34,9 +32,16 @@ export function createSimulatedProvider(options: SimulatedProviderOptions = {}):
     await next();
     c.res.headers.set(simulatedHeader, "true");
   });
-  app.route("/openai", createOpenAISimulator());
-  app.route("/gemini", createGeminiSimulator(options.clock ?? systemClock));
-  app.route("/anthropic", createAnthropicSimulator());
+  for (const surface of surfaces) {
+    const standIn = surface.simulated.create(options.clock ?? systemClock);
+    app.all(`${surface.simulated.mount}/*`, (c) => {
+      const url = new URL(c.req.url);
+      url.pathname = url.pathname.slice(surface.simulated.mount.length);
+      const { method, headers, body } = c.req.raw;
+      // The body passes as a stream, so that the stand-in meets a failing one itself and answers it natively.
+      return standIn.fetch(new Request(url, { method, headers, body, duplex: "half" } as RequestInit));
+    });
+  }
   app.notFound(() =>
     Response.json({ error: { message: "Unknown route of the simulated provider." } }, { status: 404 }),
   );

@@ -1,8 +1,10 @@
+import type { UpstreamRequest } from "../deps.js";
 import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { RequestedReasoning } from "../routing/reasoning.js";
+import type { SimulatedClock } from "../simulated/simulated-clock.js";
 import type { ChatTranslation } from "./translation.js";
 import type { JsonObject } from "./wire-fields.js";
 
@@ -99,6 +101,28 @@ export interface PrefixTokenCount {
   tokensOf(response: JsonObject): number | undefined;
 }
 
+/** The environment variables of a provider's upstream and its public default. */
+export interface ProviderUpstream {
+  /** The variable holding the upstream base URL, or `simulated` (e.g. `PROMPTGATE_UPSTREAM_OPENAI`). */
+  variable: string;
+  /** The variable holding a server-held key (e.g. `OPENAI_API_KEY`). */
+  keyVariable: string;
+  /** The provider's public base URL, used when a key is set but no URL; undefined where there is none. */
+  defaultBaseUrl: string | undefined;
+  /** What the base URL must look like, for `--help` (e.g. `upstream base URL incl. /v1`). */
+  describe: string;
+}
+
+/** A provider's simulated stand-in, served in-process under the simulated origin. */
+export interface SimulatedStandIn {
+  /** Where it is mounted below the simulated origin, e.g. `/openai`. */
+  mount: string;
+  /** The base URL path the gateway calls it at, e.g. `/openai/v1`. */
+  basePath: string;
+  /** A new stand-in; `clock` dates what it keeps (Gemini's cached contents). */
+  create(clock: SimulatedClock): { fetch(request: Request): Response | Promise<Response> };
+}
+
 /** What a route of a surface does with a request. */
 export type Endpoint = MeasuredEndpoint | ProxyEndpoint;
 
@@ -125,8 +149,8 @@ export interface RenderedError {
  * travel upstream, and its native error shape. Everything provider-specific lives here.
  */
 export interface Surface {
-  /** Label, also the key of this surface's upstream in the configuration. */
-  name: "openai" | "gemini" | "anthropic";
+  /** Label, also the key of this surface's upstream in the configuration and a provider's name in the model table. */
+  name: string;
   /** Where the surface is mounted, e.g. `/openai/v1`; the rest of the path is the upstream path. */
   mount: string;
   /** The endpoint for a method and route path, `method-not-allowed`, or undefined for an unknown route. */
@@ -151,8 +175,15 @@ export interface Surface {
    * (cookies, redirects, authentication challenges, account ids, anything echoing a key) stays here.
    */
   relayedResponseHeaders: readonly string[];
-  /** The header carrying a server-held provider key. */
-  serverCredential(key: string): [name: string, value: string];
+  /**
+   * Authenticates a request to the provider with a key (server-held, or the client's for a translated call): puts
+   * it where the provider takes it (a header, a query parameter) or signs the request with it.
+   */
+  authorize(request: UpstreamRequest, key: string): UpstreamRequest | Promise<UpstreamRequest>;
+  /** How the configuration finds this provider's upstream. */
+  upstream: ProviderUpstream;
+  /** The built-in simulated stand-in for this provider, used when no upstream and no key is configured. */
+  simulated: SimulatedStandIn;
   /** Reads the provider's native error body into a class; the status decides where it says nothing more. */
   classifyError?: ErrorRecogniser;
   /** The native error shape of this surface. */

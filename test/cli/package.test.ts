@@ -124,7 +124,12 @@ describe("the packed package", () => {
         schemas_from: "package",
         auth: "pass-through",
         admin_routes: "off",
-        upstreams: { openai: "simulated", gemini: "simulated", anthropic: "simulated" },
+        upstreams: {
+          openai: "simulated",
+          gemini: "simulated",
+          anthropic: "simulated",
+          "openai-compatible": "simulated",
+        },
       });
       const response = await fetch(`${gateway.url}/openai/v1/chat/completions`, {
         method: "POST",

@@ -37,7 +37,12 @@ describe("the start-up line", () => {
       default_policy: "default",
       auth: "gateway keys",
       admin_routes: "on",
-      upstreams: { openai: "simulated", gemini: "https://gemini.example.com", anthropic: "simulated" },
+      upstreams: {
+        openai: "simulated",
+        gemini: "https://gemini.example.com",
+        anthropic: "simulated",
+        "openai-compatible": "simulated",
+      },
     });
     expect(line.policies).toContain(policies.find((version) => version.policy.name === "default")?.ref);
   });

@@ -257,6 +257,33 @@ describe("an Anthropic model through the openai SDK", () => {
   });
 });
 
+describe("an OpenAI-compatible server chosen in the model table", () => {
+  it("gets the OpenAI body with its own model id and effort, and the answer names the client's model", async () => {
+    const { data, response } = await client.chat.completions
+      .create({ model: "local", messages: [{ role: "user", content: "Hello" }], reasoning_effort: "high" })
+      .withResponse();
+    const sent = harness.upstream.received.at(-1);
+    expect(sent?.url).toBe("/openai-compatible/v1/chat/completions");
+    expect(sent?.headers.authorization).toBe("Bearer sk-client");
+    expect(lastBody()).toEqual({
+      model: "llama3.1:8b",
+      messages: [{ role: "user", content: "Hello" }],
+      reasoning_effort: "high",
+    });
+    expect(data.model).toBe("local");
+    expect(response.headers.get("x-promptgate-model")).toBe("local");
+
+    const stream = await client.chat.completions.create({
+      model: "local",
+      messages: [{ role: "user", content: "Hello" }],
+      stream: true,
+    });
+    const models = new Set<string>();
+    for await (const chunk of stream) models.add(chunk.model);
+    expect([...models]).toEqual(["local"]);
+  });
+});
+
 describe("reasoning levels", () => {
   it("refuses a level outside the allowlist or the model's levels, naming the accepted ones", async () => {
     for (const [model, effort] of [

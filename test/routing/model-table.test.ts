@@ -4,7 +4,7 @@ import { PolicyFileError } from "../../src/policy/policy-file-error.js";
 import { modelTableOf, parseModelTable } from "../../src/routing/model-table.js";
 import { acceptedLevels, checkedReasoning, levelOfBudget } from "../../src/routing/reasoning.js";
 
-const providers = ["openai", "gemini", "anthropic"];
+const providers = ["openai", "gemini", "anthropic", "openai-compatible"];
 
 function refusal(text: string): PolicyFileError {
   try {

@@ -4,13 +4,13 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { generateSync, type JsonSchema } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
+import { openApiToJsonSchema } from "../../src/surfaces/gemini/projection/openapi-to-json-schema.js";
 import {
   type ProjectionField,
   type ProjectionMode,
   projectForGemini,
   type UnionsProjection,
-} from "../../src/schema/gemini-projection.js";
-import { openApiToJsonSchema } from "../../src/schema/openapi-to-json-schema.js";
+} from "../../src/surfaces/gemini/projection/projection.js";
 import { closedObjects } from "../support/closed-objects.js";
 
 /** Tool alternatives told apart by `action`, as an agent's next step is. */

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type ProjectionField, type ProjectionMode, projectForGemini } from "../../src/schema/gemini-projection.js";
+import {
+  type ProjectionField,
+  type ProjectionMode,
+  projectForGemini,
+} from "../../src/surfaces/gemini/projection/projection.js";
 import { expectInvalidRequest } from "../surfaces/gateway-error-of.js";
 import { realWorldSchemas } from "./fixtures/real-world-schemas.js";
 

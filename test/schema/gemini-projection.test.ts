@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ProjectionField, projectForGemini } from "../../src/schema/gemini-projection.js";
+import { type ProjectionField, projectForGemini } from "../../src/surfaces/gemini/projection/projection.js";
 
 const fields: readonly ProjectionField[] = ["responseJsonSchema", "responseSchema"];
 

@@ -1,6 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type ProjectionField, type ProjectionMode, projectForGemini } from "../../src/schema/gemini-projection.js";
+import {
+  type ProjectionField,
+  type ProjectionMode,
+  projectForGemini,
+} from "../../src/surfaces/gemini/projection/projection.js";
 
 /**
  * What Gemini receives for the shipped investigation contracts: v22 with the nested projection

@@ -1,7 +1,7 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { describe, expect, it } from "vitest";
-import { openApiToJsonSchema } from "../../src/schema/openapi-to-json-schema.js";
+import { openApiToJsonSchema } from "../../src/surfaces/gemini/projection/openapi-to-json-schema.js";
 
 describe("openApiToJsonSchema", () => {
   it("lowercases every type", () => {

@@ -4,13 +4,13 @@ import fc from "fast-check";
 import { generateSync, type JsonSchema } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
+import { openApiToJsonSchema } from "../../src/surfaces/gemini/projection/openapi-to-json-schema.js";
 import {
   type ProjectionField,
   type ProjectionMode,
   projectForGemini,
   type UnionsProjection,
-} from "../../src/schema/gemini-projection.js";
-import { openApiToJsonSchema } from "../../src/schema/openapi-to-json-schema.js";
+} from "../../src/surfaces/gemini/projection/projection.js";
 
 /**
  * Soundness of the Gemini projection on generated schemas that mix what the projection now keeps

@@ -5,13 +5,13 @@ import addFormats from "ajv-formats";
 import { generateSync, type JsonSchema } from "json-schema-faker";
 import { describe, expect, it } from "vitest";
 import { validateAnswer } from "../../src/schema/diagnostics.js";
+import { openApiToJsonSchema } from "../../src/surfaces/gemini/projection/openapi-to-json-schema.js";
 import {
   type ProjectionField,
   type ProjectionMode,
   projectForGemini,
   type UnionsProjection,
-} from "../../src/schema/gemini-projection.js";
-import { openApiToJsonSchema } from "../../src/schema/openapi-to-json-schema.js";
+} from "../../src/surfaces/gemini/projection/projection.js";
 import { closedObjects } from "../support/closed-objects.js";
 import { realWorldSchemas } from "./fixtures/real-world-schemas.js";
 

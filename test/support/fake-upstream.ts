@@ -16,8 +16,8 @@ export type FakeAnswer = (request: ReceivedRequest, response: ServerResponse) =>
 
 /**
  * A real HTTP server standing in for the three providers: it records every request it
- * receives and answers through the simulated provider, mounted at `/openai/v1`, `/gemini`
- * and `/anthropic`, unless a test sets its own answer.
+ * receives and answers through the simulated provider, mounted at `/openai/v1`, `/gemini`,
+ * `/anthropic` and `/openai-compatible/v1`, unless a test sets its own answer.
  */
 export interface FakeUpstream {
   origin: string;

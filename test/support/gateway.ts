@@ -22,6 +22,7 @@ export async function startGatewayUnderTest(environment: Record<string, string> 
       PROMPTGATE_UPSTREAM_OPENAI: `${upstream.origin}/openai/v1`,
       PROMPTGATE_UPSTREAM_GEMINI: `${upstream.origin}/gemini`,
       PROMPTGATE_UPSTREAM_ANTHROPIC: `${upstream.origin}/anthropic`,
+      PROMPTGATE_UPSTREAM_OPENAI_COMPATIBLE: `${upstream.origin}/openai-compatible/v1`,
       ...environment,
     },
     { logDestination: { write: (line) => void logs.push(line) } },

@@ -53,7 +53,7 @@ async function edgeGateway(
     ...env,
     PROMPTGATE_UPSTREAM_OPENAI: `${upstreamOrigin}/openai/v1`,
     ...variables,
-  } as typeof env);
+  });
   const records: CallRecord[] = [];
   const lines: Array<Json & { level: string }> = [];
   for (const method of ["log", "warn", "error"] as const) {

@@ -26,19 +26,11 @@ export type IsolateDeps = Omit<Deps, "recordCall">;
 
 /**
  * The worker's `env`: the bindings and `[vars]` of wrangler.toml (`Env`, from `wrangler types`) and what may be set
- * on top: the secrets (`wrangler secret put`, or .dev.vars locally) and the variables left out of `[vars]`.
+ * on top: the secrets (`wrangler secret put`, or .dev.vars locally) and the variables left out of `[vars]`: the
+ * admin and gateway keys, CORS origins, and each provider's key and upstream (the variables its surface names in
+ * `upstream`), read by `readConfig` like every string member.
  */
-export interface WorkerEnv extends Env {
-  OPENAI_API_KEY?: string;
-  GEMINI_API_KEY?: string;
-  ANTHROPIC_API_KEY?: string;
-  PROMPTGATE_ADMIN_KEY?: string;
-  PROMPTGATE_KEYS?: string;
-  PROMPTGATE_UPSTREAM_OPENAI?: string;
-  PROMPTGATE_UPSTREAM_GEMINI?: string;
-  PROMPTGATE_UPSTREAM_ANTHROPIC?: string;
-  PROMPTGATE_CORS_ORIGINS?: string;
-}
+export type WorkerEnv = Env & { readonly [variable: string]: unknown };
 
 /** The string members of `env`: the `[vars]` and the secrets (provider keys, admin key), for `readConfig`. */
 function variablesOf(env: object): Record<string, string> {

@@ -1,5 +1,6 @@
 import { jsonObjectOf } from "../../json/json-object-of.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
+import { createAnthropicSimulator } from "../../simulated/anthropic-simulator.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
@@ -43,7 +44,14 @@ export const anthropicSurface: Surface = {
   // Beta calls may be marked `?beta=true` (earlier SDKs' beta resources did so).
   forwardedQuery: ["beta"],
   relayedResponseHeaders: ["request-id", "anthropic-ratelimit-*", "retry-after", "retry-after-ms", "x-should-retry"],
-  serverCredential: (key) => ["x-api-key", key],
+  authorize: (request, key) => ({ ...request, headers: { ...request.headers, "x-api-key": key } }),
+  upstream: {
+    variable: "PROMPTGATE_UPSTREAM_ANTHROPIC",
+    keyVariable: "ANTHROPIC_API_KEY",
+    defaultBaseUrl: "https://api.anthropic.com",
+    describe: "upstream base URL without /v1",
+  },
+  simulated: { mount: "/anthropic", basePath: "/anthropic", create: () => createAnthropicSimulator() },
   classifyError: classifyAnthropicError,
   chatTranslation: anthropicChatTranslation,
   // The API version the translation is written against.

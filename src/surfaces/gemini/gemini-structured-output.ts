@@ -1,11 +1,11 @@
 import { canonicalJson } from "../../json/canonical-json.js";
-import { projectForGemini } from "../../schema/gemini-projection.js";
-import { openApiToJsonSchema } from "../../schema/openapi-to-json-schema.js";
 import { errorMessageOf } from "../error-message.js";
 import type { StructuredOutput } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { geminiMember } from "./gemini-member.js";
+import { openApiToJsonSchema } from "./projection/openapi-to-json-schema.js";
+import { projectForGemini } from "./projection/projection.js";
 
 const schemaKeys = ["responseJsonSchema", "response_json_schema", "responseSchema", "response_schema"];
 

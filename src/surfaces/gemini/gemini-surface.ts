@@ -1,5 +1,6 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
+import { createGeminiSimulator } from "../../simulated/gemini-simulator.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
@@ -86,7 +87,14 @@ export const geminiSurface: Surface = {
   // `alt` (e.g. `alt=sse` for a stream), paging of the model and cachedContents lists, a cache patch's mask.
   forwardedQuery: ["alt", "pageSize", "pageToken", "updateMask"],
   relayedResponseHeaders: ["x-goog-request-id", "x-request-id", "retry-after"],
-  serverCredential: (key) => ["x-goog-api-key", key],
+  authorize: (request, key) => ({ ...request, headers: { ...request.headers, "x-goog-api-key": key } }),
+  upstream: {
+    variable: "PROMPTGATE_UPSTREAM_GEMINI",
+    keyVariable: "GEMINI_API_KEY",
+    defaultBaseUrl: "https://generativelanguage.googleapis.com",
+    describe: "upstream base URL without version",
+  },
+  simulated: { mount: "/gemini", basePath: "/gemini", create: (clock) => createGeminiSimulator(clock) },
   classifyError: classifyGeminiError,
   chatTranslation: geminiChatTranslation,
   renderError: renderGeminiError,

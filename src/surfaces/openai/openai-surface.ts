@@ -1,5 +1,7 @@
+import type { UpstreamRequest } from "../../deps.js";
 import { jsonObjectOf } from "../../json/json-object-of.js";
 import type { RequestedReasoning } from "../../routing/reasoning.js";
+import { createOpenAISimulator } from "../../simulated/openai-simulator.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
 import { parseChatCompletion } from "./chat-completion-body.js";
@@ -72,7 +74,14 @@ export const openaiSurface: Surface = {
     "retry-after-ms",
     "x-should-retry",
   ],
-  serverCredential: (key) => ["authorization", `Bearer ${key}`],
+  authorize: bearerAuthorization,
+  upstream: {
+    variable: "PROMPTGATE_UPSTREAM_OPENAI",
+    keyVariable: "OPENAI_API_KEY",
+    defaultBaseUrl: "https://api.openai.com/v1",
+    describe: "upstream base URL incl. /v1",
+  },
+  simulated: { mount: "/openai", basePath: "/openai/v1", create: () => createOpenAISimulator() },
   classifyError: classifyOpenAIError,
   renderError: renderOpenAIError,
   renderStreamError: renderOpenAIStreamError,
@@ -89,6 +98,11 @@ export const openaiSurface: Surface = {
     };
   },
 };
+
+/** A key as OpenAI takes it: `authorization: Bearer …`. */
+export function bearerAuthorization(request: UpstreamRequest, key: string): UpstreamRequest {
+  return { ...request, headers: { ...request.headers, authorization: `Bearer ${key}` } };
+}
 
 /** A level the request names, as it wrote it; absent or null asks for none. */
 function requestedLevel(value: unknown, param: string): RequestedReasoning | undefined {

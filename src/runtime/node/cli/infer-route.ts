@@ -1,9 +1,8 @@
-import type { Surface } from "../../../surfaces/surface.js";
 import { isObject, type JsonObject } from "../../../surfaces/wire-fields.js";
 
 /** A surface and the route below its mount, as the gateway's `match` takes them. */
 export interface StoredRoute {
-  surface: Surface["name"];
+  surface: string;
   route: string;
 }
 

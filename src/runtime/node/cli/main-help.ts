@@ -1,3 +1,17 @@
+import { surfaces } from "../../../surfaces/surfaces.js";
+
+/** Each provider's upstream variables, as the surfaces name them, in the help's two columns. */
+function providerLines(): string {
+  const lines = surfaces.map(({ upstream }) => {
+    const line = `  ${upstream.variable.padEnd(31)}${upstream.describe}, or "simulated"`;
+    return upstream.variable.length < 31
+      ? line
+      : `  ${upstream.variable}\n${" ".repeat(33)}${upstream.describe}, or "simulated"`;
+  });
+  const keys = surfaces.map(({ upstream }) => upstream.keyVariable).join(", ");
+  return [...lines, `  ${keys}`, `${" ".repeat(33)}server-held provider keys`].join("\n");
+}
+
 /** The `--help` text of `promptgate`: every command, and the environment the gateway reads. */
 export const mainHelp = `promptgate: an HTTP gateway that keeps every LLM call inside a central prompt-size policy.
 
@@ -19,10 +33,7 @@ Configuration comes from the environment (and a .env file in the working directo
   PROMPTGATE_SCHEMAS             folder of named JSON Schemas (default ./schemas if the working directory
                                  has one, else the schemas shipped with promptgate)
   PROMPTGATE_DEFAULT_POLICY      policy used when the URL names none (default "default")
-  PROMPTGATE_UPSTREAM_OPENAI     upstream base URL incl. /v1, or "simulated"
-  PROMPTGATE_UPSTREAM_GEMINI     upstream base URL without version, or "simulated"
-  PROMPTGATE_UPSTREAM_ANTHROPIC  upstream base URL without /v1, or "simulated"
-  OPENAI_API_KEY, GEMINI_API_KEY, ANTHROPIC_API_KEY   server-held provider keys
+${providerLines()}
   PROMPTGATE_KEYS                comma-separated gateway keys; clients must present one (unset: pass-through)
   PROMPTGATE_ADMIN_KEY           bearer key for /promptgate/admin/* (unset: admin routes off)
   PROMPTGATE_CORS_ORIGINS        comma-separated origins browser pages may call from, or * (unset: no CORS)

@@ -5,6 +5,7 @@ import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { ajvSchemaCompiling } from "../../../schema/compile-schema.js";
 import { useSchemaValidators } from "../../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../../schema/schema-validators.js";
+import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { chooseConfigFolders } from "../config-folders.js";
 import { readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
 import { policySchemaPath } from "../package-paths.js";
@@ -29,7 +30,7 @@ exactly as the gateway would on arrival. No provider is called. Prints one JSON 
 Each FILE is a JSON file holding one stored request or an array of them, or a .jsonl
 file holding one per line. A stored request is a bare request body, whose surface and
 route are inferred from its shape, or an envelope:
-  {"surface": "openai" | "gemini" | "anthropic",
+  {"surface": ${surfaceNames.map((name) => `"${name}"`).join(" | ")},
    "route": "/chat/completions" (the path below the surface's mount),
    "body": {...},
    "schema": "NAME"              (optional: a named schema, as x-promptgate-schema),

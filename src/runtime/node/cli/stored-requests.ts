@@ -1,4 +1,4 @@
-import type { Surface } from "../../../surfaces/surface.js";
+import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { isObject, type JsonObject } from "../../../surfaces/wire-fields.js";
 import { inferRoute } from "./infer-route.js";
 import { UsageError } from "./usage-error.js";
@@ -15,7 +15,7 @@ export interface StoredRequest {
   file: string;
   /** Position in the file: the array index, or the count of non-blank lines before it in JSON Lines. */
   index: number;
-  surface: Surface["name"];
+  surface: string;
   route: string;
   inferred: boolean;
   body: JsonObject;
@@ -30,13 +30,11 @@ export interface StoredProblem {
   kind: "problem";
   file: string;
   index: number;
-  surface: Surface["name"] | undefined;
+  surface: string | undefined;
   route: string | undefined;
   inferred: boolean;
   message: string;
 }
-
-const surfaceNames: ReadonlySet<string> = new Set<Surface["name"]>(["openai", "gemini", "anthropic"]);
 
 /**
  * Every stored request of a file: a JSON file holds one request or an array of them, a
@@ -104,10 +102,10 @@ function readStoredRequest(file: string, index: number, value: unknown): StoredR
     };
   }
   const { surface, route, body, schema, cache_prefix_chars: cachePrefixChars } = value;
-  if (typeof surface !== "string" || !surfaceNames.has(surface)) {
-    return problem('The envelope\'s `surface` must be "openai", "gemini" or "anthropic".');
+  if (typeof surface !== "string" || !surfaceNames.includes(surface)) {
+    return problem(`The envelope's \`surface\` must be one of ${surfaceNames.map((name) => `"${name}"`).join(", ")}.`);
   }
-  const named = { surface: surface as Surface["name"] };
+  const named = { surface };
   if (typeof route !== "string") {
     return problem("The envelope's `route` must be a string: the path below the surface's mount.", named);
   }

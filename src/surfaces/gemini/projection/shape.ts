@@ -1,4 +1,4 @@
-import { impliedBy } from "./gemini-projection-implied.js";
+import { impliedBy } from "./implied.js";
 import {
   intersectTypes,
   intersectValues,
@@ -9,7 +9,7 @@ import {
   unionValues,
   unique,
   valueType,
-} from "./gemini-projection-values.js";
+} from "./values.js";
 
 /**
  * The part of a JSON Schema node that a Gemini projection keeps, in a form that can be

@@ -1,6 +1,6 @@
-import { canonicalJson } from "../json/canonical-json.js";
-import type { Projected, Shape } from "./gemini-projection-shape.js";
-import { typeAccepts } from "./gemini-projection-values.js";
+import { canonicalJson } from "../../../json/canonical-json.js";
+import type { Projected, Shape } from "./shape.js";
+import { typeAccepts } from "./values.js";
 
 /**
  * Whether `loose` says nothing that `strict` does not already say, so that their intersection is

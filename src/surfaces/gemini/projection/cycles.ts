@@ -1,7 +1,7 @@
-import type { Reference, WrittenDefinitions } from "./gemini-projection-definitions.js";
-import type { Omissions } from "./gemini-projection-omissions.js";
-import type { SchemaNode } from "./gemini-projection-render.js";
-import { escapePointerToken } from "./json-pointer.js";
+import { escapePointerToken } from "../../../schema/json-pointer.js";
+import type { Reference, WrittenDefinitions } from "./definitions.js";
+import type { Omissions } from "./omissions.js";
+import type { SchemaNode } from "./render.js";
 
 /**
  * Cycles among written definitions. Gemini's `responseJsonSchema` unrolls a cyclic reference a

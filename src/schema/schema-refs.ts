@@ -3,7 +3,7 @@ import { escapePointerToken, pointerTokens } from "./json-pointer.js";
 import { schemaListKeywords, schemaMapKeywords, schemaValueKeywords } from "./schema-nodes.js";
 
 /**
- * Local `$ref` resolution for the Gemini projection: JSON pointers (`#`, `#/$defs/x`,
+ * Local `$ref` resolution (for the Gemini projection and the reference-cycle check): JSON pointers (`#`, `#/$defs/x`,
  * `#/definitions/x`, with `~0`/`~1` and percent escapes), `$anchor`s and embedded `$id`
  * resources of the same document. Everything else is a reference the gateway cannot follow.
  */

@@ -1,9 +1,9 @@
-import { breakRequiredCycles, definitionsOnCycles } from "./gemini-projection-cycles.js";
-import { buildDocument, SizeIndex } from "./gemini-projection-in-place.js";
-import type { Omissions } from "./gemini-projection-omissions.js";
-import type { SchemaNode } from "./gemini-projection-render.js";
-import type { RefTag } from "./gemini-projection-shape.js";
-import { parsePointer } from "./json-pointer.js";
+import { parsePointer } from "../../../schema/json-pointer.js";
+import { breakRequiredCycles, definitionsOnCycles } from "./cycles.js";
+import { buildDocument, SizeIndex } from "./in-place.js";
+import type { Omissions } from "./omissions.js";
+import type { SchemaNode } from "./render.js";
+import type { RefTag } from "./shape.js";
 
 /**
  * The definitions of a `responseJsonSchema` projection. The writer refers to each definition
@@ -11,7 +11,7 @@ import { parsePointer } from "./json-pointer.js";
  * where that keeps the schema smaller than writing it in place (a definition used once, or
  * smaller than a `$ref` to it, is written in place), and keeps every definition on a cycle,
  * which cannot be written in place. Gemini unrolls a cycle only through a property the answer
- * may leave out, so a cycle that passes none is relaxed first (gemini-projection-cycles.ts).
+ * may leave out, so a cycle that passes none is relaxed first (cycles.ts).
  */
 
 /** One `$ref` the writer wrote: its node, what it points at and which body it stands in. */

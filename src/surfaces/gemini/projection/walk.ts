@@ -1,7 +1,8 @@
-import { invalidRequest } from "../errors/gateway-error.js";
-import { mapValues } from "./gemini-projection-maps.js";
-import type { Omissions } from "./gemini-projection-omissions.js";
-import { innerBase, isSchemaObject, type RefIndex } from "./gemini-projection-refs.js";
+import { invalidRequest } from "../../../errors/gateway-error.js";
+import { escapePointerToken } from "../../../schema/json-pointer.js";
+import { innerBase, isSchemaObject, type RefIndex } from "../../../schema/schema-refs.js";
+import { mapValues } from "./maps.js";
+import type { Omissions } from "./omissions.js";
 import {
   alternativesOf,
   commonShapeOf,
@@ -11,10 +12,9 @@ import {
   type RefTag,
   type Shape,
   unite,
-} from "./gemini-projection-shape.js";
-import { isStringList, parseTypes } from "./gemini-projection-values.js";
-import { weightOf } from "./gemini-projection-weight.js";
-import { escapePointerToken } from "./json-pointer.js";
+} from "./shape.js";
+import { isStringList, parseTypes } from "./values.js";
+import { weightOf } from "./weight.js";
 
 /**
  * Reads a full JSON Schema into a {@link Shape} tree: `$ref`s expanded (recursion cut after a

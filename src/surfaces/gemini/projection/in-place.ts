@@ -1,5 +1,5 @@
-import type { Reference, WrittenDefinitions } from "./gemini-projection-definitions.js";
-import type { SchemaNode } from "./gemini-projection-render.js";
+import type { Reference, WrittenDefinitions } from "./definitions.js";
+import type { SchemaNode } from "./render.js";
 
 /** Which written definitions go in place of their references, and the document that makes. */
 

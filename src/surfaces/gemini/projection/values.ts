@@ -1,4 +1,4 @@
-import { canonicalJson } from "../json/canonical-json.js";
+import { canonicalJson } from "../../../json/canonical-json.js";
 
 /** The JSON Schema types and values a projected shape reasons about. */
 

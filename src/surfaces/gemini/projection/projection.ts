@@ -1,12 +1,12 @@
 import { LRUCache } from "lru-cache";
-import { canonicalJson } from "../json/canonical-json.js";
-import { renderJsonSchema } from "./gemini-projection-json-schema.js";
-import { Omissions } from "./gemini-projection-omissions.js";
-import { outerShape } from "./gemini-projection-outer.js";
-import { indexSchema } from "./gemini-projection-refs.js";
-import { renderOpenApiSchema } from "./gemini-projection-render.js";
-import { walkSchema } from "./gemini-projection-walk.js";
-import { refusalError } from "./schema-refusals.js";
+import { canonicalJson } from "../../../json/canonical-json.js";
+import { indexSchema } from "../../../schema/schema-refs.js";
+import { refusalError } from "../../../schema/schema-refusals.js";
+import { renderJsonSchema } from "./json-schema.js";
+import { Omissions } from "./omissions.js";
+import { outerShape } from "./outer.js";
+import { renderOpenApiSchema } from "./render.js";
+import { walkSchema } from "./walk.js";
 
 /**
  * What Gemini's constrained decoding receives in place of the full response schema

@@ -1,6 +1,6 @@
-import { isSchemaObject } from "./gemini-projection-refs.js";
-import type { Projected } from "./gemini-projection-shape.js";
-import { escapePointerToken } from "./json-pointer.js";
+import { escapePointerToken } from "../../../schema/json-pointer.js";
+import { isSchemaObject } from "../../../schema/schema-refs.js";
+import type { Projected } from "./shape.js";
 
 /** What reading an object's map part needs from the walk. */
 export interface MapHooks {

@@ -1,11 +1,11 @@
-import type { Omissions } from "./gemini-projection-omissions.js";
-import type { Projected, Shape } from "./gemini-projection-shape.js";
-import type { JsonType } from "./gemini-projection-values.js";
+import type { Omissions } from "./omissions.js";
+import type { Projected, Shape } from "./shape.js";
+import type { JsonType } from "./values.js";
 
 /**
  * Writes a projected shape as the OpenAPI subset `responseSchema` takes; the parts both writers
  * share. Both leave a node open rather than make it stricter. The `responseJsonSchema` writer is
- * in gemini-projection-json-schema.ts.
+ * in json-schema.ts.
  */
 
 export type SchemaNode = Record<string, unknown>;

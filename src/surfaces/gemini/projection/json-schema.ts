@@ -1,15 +1,15 @@
-import { canonicalJson } from "../json/canonical-json.js";
-import { Definitions } from "./gemini-projection-definitions.js";
-import type { Omissions } from "./gemini-projection-omissions.js";
-import { isScalar, objectPart, type SchemaNode } from "./gemini-projection-render.js";
-import { acceptsType, type Projected, type RefTag, type Shape } from "./gemini-projection-shape.js";
-import type { JsonType } from "./gemini-projection-values.js";
+import { canonicalJson } from "../../../json/canonical-json.js";
+import { Definitions } from "./definitions.js";
+import type { Omissions } from "./omissions.js";
+import { isScalar, objectPart, type SchemaNode } from "./render.js";
+import { acceptsType, type Projected, type RefTag, type Shape } from "./shape.js";
+import type { JsonType } from "./values.js";
 
 /**
  * Writes a projected shape as the JSON Schema subset `responseJsonSchema` takes: lowercase types,
  * type arrays for unions and nullability, scalar enums, `anyOf` for kept alternatives,
  * `additionalProperties` for maps and, with `references`, a `$ref` for each expansion of a
- * definition, whose projection is written once in `$defs` (gemini-projection-definitions.ts
+ * definition, whose projection is written once in `$defs` (definitions.ts
  * decides which of them are written in place after all). A node is left open rather than made
  * stricter.
  */

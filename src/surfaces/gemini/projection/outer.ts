@@ -1,5 +1,5 @@
-import type { Omissions } from "./gemini-projection-omissions.js";
-import type { Projected, Shape } from "./gemini-projection-shape.js";
+import type { Omissions } from "./omissions.js";
+import type { Projected, Shape } from "./shape.js";
 
 /**
  * The v21 "outer" contract: the top level keeps its properties, `required`, `items` and enum;
