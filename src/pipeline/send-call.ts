@@ -124,8 +124,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   const size = (measurements.provider ?? measurements.preflight) as PromptSize;
   return finishAnswer({
     deps,
-    // What a translated answer leaves at its provider is no stored response of the client's API.
-    endpoint: route.translation === undefined ? endpoint : { ...endpoint, prefixEffect: undefined },
+    endpoint: route.translation === undefined ? endpoint : translatedEndpoint(endpoint, route.translation.endpoint),
     policy,
     prepared,
     size,
@@ -136,6 +135,19 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     ref: input.ref,
     recorder,
   });
+}
+
+/**
+ * The client's endpoint as a translated answer is finished: answers read in the client's shape, but what the answer
+ * leaves at its provider is no stored response of the client's API, and an error body saying the schema was
+ * refused is the provider's.
+ */
+function translatedEndpoint(client: MeasuredEndpoint, provider: MeasuredEndpoint): MeasuredEndpoint {
+  const output = client.structuredOutput;
+  const native = provider.structuredOutput;
+  const structuredOutput =
+    output === undefined || native === undefined ? output : { ...output, rejectsSchema: native.rejectsSchema };
+  return { ...client, prefixEffect: undefined, structuredOutput };
 }
 
 /**

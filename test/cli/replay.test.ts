@@ -336,3 +336,28 @@ describe("promptgate replay as a process", () => {
     expect(failure?.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe("replaying a call the model table routes to another provider", () => {
+  const tools = Array.from({ length: 5 }, (_, index) => ({
+    type: "function",
+    function: { name: `tool_${index}`, description: "A tool.", parameters: { type: "object" } },
+  }));
+
+  it("measures the provider check on the translated body, as the gateway would send it", async () => {
+    const body = { model: "gemini-2.5-flash", messages: [{ role: "user", content: "Hello" }], tools };
+    const report = await replayOne({ surface: "openai", route: routes.chat, body });
+    expect(report).toMatchObject({ passes: true, routed_to: "gemini" });
+    // Gemini's function declarations are not the chat tools' JSON: the provider check counts what Gemini gets.
+    expect(report.provider_prompt_size?.tool_chars).not.toBe(report.prompt_size?.tool_chars);
+    const native = await replayOne({ surface: "openai", route: routes.chat, body: { ...body, model: "gpt-4o" } });
+    expect(native.routed_to).toBeUndefined();
+    expect(native.provider_prompt_size?.tool_chars).toBe(native.prompt_size?.tool_chars);
+  });
+
+  it("reports a parameter the provider has no counterpart for as the gateway would refuse it", async () => {
+    const body = { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "Hi" }], logit_bias: { "1": 2 } };
+    const report = await replayOne({ surface: "openai", route: routes.chat, body });
+    expect(report).toMatchObject({ passes: false, error: { code: "INVALID_REQUEST" } });
+    expect(report.error?.message).toContain("'logit_bias'");
+  });
+});

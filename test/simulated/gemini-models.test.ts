@@ -1,8 +1,8 @@
 import { ApiError, GoogleGenAI, type Model } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeGateway, startNodeGateway } from "../../src/runtime/node/node-gateway.js";
-import { simulatedGeminiModels } from "../../src/simulated/gemini-models.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../src/simulated/simulated-provider.js";
+import { simulatedGeminiModels } from "../../src/surfaces/gemini/simulated/models.js";
 
 // Gemini's models.list and models.get on the simulated provider, as `@google/genai` calls them through the gateway.
 

@@ -1,6 +1,5 @@
 import { jsonObjectOf } from "../../json/json-object-of.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
-import { createAnthropicSimulator } from "../../simulated/anthropic-simulator.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
@@ -9,6 +8,7 @@ import { messagesStructuredOutput } from "./messages-structured-output.js";
 import { messagesTokenCount } from "./messages-token-count.js";
 import { anthropicChatTranslation, anthropicThinkingBudgets } from "./openai-chat-translation.js";
 import { renderAnthropicError, renderAnthropicStreamError } from "./render-anthropic-error.js";
+import { createAnthropicSimulator } from "./simulated/simulator.js";
 
 const routes: Record<string, Endpoint> = {
   "/v1/messages": {

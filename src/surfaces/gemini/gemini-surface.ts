@@ -1,6 +1,5 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
-import { createGeminiSimulator } from "../../simulated/gemini-simulator.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
@@ -11,6 +10,7 @@ import { geminiChatTranslation, geminiThinkingBudgets } from "./openai-chat-tran
 import { parseCountTokens } from "./parse-count-tokens.js";
 import { parseGenerateContent } from "./parse-generate-content.js";
 import { renderGeminiError, renderGeminiStreamError } from "./render-gemini-error.js";
+import { createGeminiSimulator } from "./simulated/simulator.js";
 
 const listRoute = /^\/(?:v1beta|v1|v1alpha)\/models$/;
 const modelRoute = /^\/(v1beta|v1|v1alpha)\/models\/([^/]+?)(?::([A-Za-z]+))?$/;

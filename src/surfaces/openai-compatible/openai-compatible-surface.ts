@@ -1,5 +1,5 @@
-import { createOpenAISimulator } from "../../simulated/openai-simulator.js";
 import { openaiSurface } from "../openai/openai-surface.js";
+import { createOpenAISimulator } from "../openai/simulated/simulator.js";
 import type { Surface } from "../surface.js";
 import { openaiCompatibleChat } from "./openai-compatible-chat.js";
 

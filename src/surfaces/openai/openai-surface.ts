@@ -1,7 +1,6 @@
 import type { UpstreamRequest } from "../../deps.js";
 import { jsonObjectOf } from "../../json/json-object-of.js";
 import type { RequestedReasoning } from "../../routing/reasoning.js";
-import { createOpenAISimulator } from "../../simulated/openai-simulator.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
 import { parseChatCompletion } from "./chat-completion-body.js";
@@ -12,6 +11,7 @@ import { parseResponseCreate } from "./response-create-body.js";
 import { finalResponseOf, responseStored } from "./responses-history.js";
 import { responsesStructuredOutput } from "./responses-structured-output.js";
 import { responsesTokenCount } from "./responses-token-count.js";
+import { createOpenAISimulator } from "./simulated/simulator.js";
 import { matchStoredResponse, responseIdPattern } from "./stored-response-routes.js";
 
 const routes: Record<string, { method: string; endpoint: Endpoint }> = {

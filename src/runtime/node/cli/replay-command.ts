@@ -7,7 +7,7 @@ import { useSchemaValidators } from "../../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../../schema/schema-validators.js";
 import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { chooseConfigFolders } from "../config-folders.js";
-import { readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
+import { readModelTable, readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
 import { policySchemaPath } from "../package-paths.js";
 import type { CliIo, ExitCode } from "./cli-io.js";
 import { parseCommandArgs } from "./parse-command-args.js";
@@ -55,12 +55,13 @@ export async function replayCommand(args: string[], io: CliIo): Promise<ExitCode
     const config = readConfig(chooseConfigFolders(io.env).environment);
     // Schemas are admitted as the Node gateway admits them: compiled by Ajv (in place; a replay serves no one else).
     useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
-    const [policies, schemas, files] = await Promise.all([
+    const [policies, models, schemas, files] = await Promise.all([
       readPolicies(config.policiesDir),
+      readModelTable(config.policiesDir),
       readSchemas(config.schemasDir),
       Promise.all(options.files.map(readReplayFile)),
     ]);
-    const report = await replay({ policy: options.policy, policies, schemas, files });
+    const report = await replay({ policy: options.policy, policies, schemas, files, models, config });
     io.stdout(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   } catch (error) {

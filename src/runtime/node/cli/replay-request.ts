@@ -1,7 +1,10 @@
+import type { Config } from "../../../config.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
 import { type Measurements, parseCall, prepareCall } from "../../../pipeline/prepare-call.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
-import type { MeasuredEndpoint } from "../../../surfaces/surface.js";
+import type { ModelTable } from "../../../routing/model-table.js";
+import { routeCall } from "../../../routing/route-call.js";
+import type { MeasuredEndpoint, Surface } from "../../../surfaces/surface.js";
 import { surfaces } from "../../../surfaces/surfaces.js";
 import { type CachedPrefix, noCachedPrefix, type PromptSize } from "../../../window/prompt-size.js";
 import type { StoredProblem, StoredRequest } from "./stored-requests.js";
@@ -24,14 +27,19 @@ export interface RequestReport {
   rejected_by?: "preflight" | "provider";
   /** The gateway's error for a call it would not send. */
   error?: { code: string; message: string };
+  /** The provider the model table routes the call to, where that is not the surface's own (measured as translated). */
+  routed_to?: string;
   /** The body refers to a cached prefix whose size the envelope does not give; it counted as 0. */
   cache_prefix_unmeasured?: true;
 }
 
-/** Everything a replay needs besides the request: the resolved policy and the named schemas. */
+/** Everything a replay needs besides the request: the resolved policy, the named schemas and where models go. */
 export interface ReplayContext {
   policy: PolicyVersion;
   schemas: ReadonlyMap<string, unknown>;
+  /** The model table a call is routed by, as the gateway would (a routed call is measured as translated). */
+  models: ModelTable;
+  config: Config;
 }
 
 const encoder = new TextEncoder();
@@ -53,8 +61,9 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
     passes: false,
   };
   if (stored.kind === "problem") return failed(report, "INVALID_REQUEST", stored.message);
-  const endpoint = measuredEndpoint(stored);
-  if (endpoint === undefined) {
+  const surface = surfaces.find((candidate) => candidate.name === stored.surface);
+  const endpoint = surface === undefined ? undefined : measuredEndpoint(surface, stored.route);
+  if (surface === undefined || endpoint === undefined) {
     return failed(
       report,
       "NOT_FOUND",
@@ -72,7 +81,12 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
     if (prefixUnknown || parsed.call.unmeasured.length > 0) {
       report.cache_prefix_unmeasured = true;
     }
-    prepareCall(endpoint, parsed, stored.route, context.policy, namedSchema, cachedPrefix(stored), measurements);
+    const entry = parsed.call.model === undefined ? undefined : context.models.resolve(parsed.call.model);
+    const routing = { ...context, surfaces, policy: context.policy.policy, answerId: "chatcmpl-replay", created: 0 };
+    const route = routeCall(routing, surface, endpoint, stored.route, parsed.body, entry);
+    if (route.provider !== surface) report.routed_to = route.provider.name;
+    const prefix = cachedPrefix(stored);
+    prepareCall(endpoint, parsed, stored.route, context.policy, namedSchema, prefix, measurements, route.target);
     report.passes = true;
   } catch (caught) {
     if (!GatewayError.isInstance(caught)) {
@@ -86,9 +100,8 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
   return withSizes(report, measurements);
 }
 
-function measuredEndpoint(stored: StoredRequest): MeasuredEndpoint | undefined {
-  const surface = surfaces.find((candidate) => candidate.name === stored.surface);
-  const endpoint = surface?.match("POST", stored.route);
+function measuredEndpoint(surface: Surface, route: string): MeasuredEndpoint | undefined {
+  const endpoint = surface.match("POST", route);
   if (endpoint === undefined || endpoint.kind === "proxy" || endpoint.kind === "method-not-allowed") return undefined;
   return endpoint;
 }

@@ -1,6 +1,9 @@
+import { type Config, readConfig } from "../../../config.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
+import { type ModelTable, modelTableOf } from "../../../routing/model-table.js";
+import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { type ReplayContext, type RequestReport, replayRequest } from "./replay-request.js";
 import { type ReplayFile, readStoredRequests } from "./stored-requests.js";
 import { UsageError } from "./usage-error.js";
@@ -13,6 +16,10 @@ export interface ReplayOptions {
   /** The named schemas of the schema folder, by name. */
   schemas: ReadonlyMap<string, unknown>;
   files: ReplayFile[];
+  /** The model table of the policy folder; the shipped default when not given. */
+  models?: ModelTable;
+  /** The configuration (its keys decide what a routed call may use); the environment's defaults when not given. */
+  config?: Config;
 }
 
 /** Counts over all replayed requests; the sizes are the preflight's `total_chars` of those measured. */
@@ -43,7 +50,12 @@ export interface ReplayReport {
  * a request the gateway would refuse is reported, not thrown.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayReport> {
-  const context: ReplayContext = { policy: resolvePolicy(options), schemas: options.schemas };
+  const context: ReplayContext = {
+    policy: resolvePolicy(options),
+    schemas: options.schemas,
+    models: options.models ?? modelTableOf(undefined, surfaceNames),
+    config: options.config ?? readConfig({}),
+  };
   const stored = options.files.flatMap(readStoredRequests);
   const requests = stored.map((request) => replayRequest(request, context));
   return {

@@ -1,4 +1,4 @@
-import type { JsonObject } from "./json-value.js";
+import type { JsonObject } from "../../../simulated/json-value.js";
 
 /** How long a cached content lives when its create names no expiry: one hour, as Gemini's default. */
 export const defaultCacheLifetimeMs = 60 * 60 * 1000;

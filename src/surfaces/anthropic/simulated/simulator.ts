@@ -1,14 +1,14 @@
 import type { MessageTokensCount } from "@anthropic-ai/sdk/resources/messages";
 import { Hono } from "hono";
+import { handleJsonRequest } from "../../../simulated/handle-json-request.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import type { RequestProblem } from "../../../simulated/request-problem.js";
 import {
   countTokensRequestProblem,
   estimateMessagesTokens,
   messagesRequestProblem,
   simulateMessage,
-} from "./anthropic-messages.js";
-import { handleJsonRequest } from "./handle-json-request.js";
-import type { JsonBody } from "./read-json-body.js";
-import type { RequestProblem } from "./request-problem.js";
+} from "./messages.js";
 
 /** The Anthropic surface of the simulated provider, to be mounted at `/anthropic`. */
 export function createAnthropicSimulator(): Hono {

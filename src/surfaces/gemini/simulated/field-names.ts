@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from "./json-value.js";
+import { isJsonObject, type JsonObject } from "../../../simulated/json-value.js";
 
 /**
  * Gemini accepts proto field names (`system_instruction`) beside JSON names

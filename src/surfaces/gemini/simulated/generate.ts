@@ -1,12 +1,12 @@
 import type { Candidate, FinishReason, GenerateContentResponse } from "@google/genai";
-import { openApiToJsonSchema } from "../surfaces/gemini/projection/openapi-to-json-schema.js";
-import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, type JsonObject, lastUserText } from "./json-value.js";
-import type { JsonBody } from "./read-json-body.js";
-import { seedFromDigest } from "./request-digest.js";
-import type { RequestProblem } from "./request-problem.js";
-import { dataFrame, sseResponse, textDeltas } from "./sse.js";
-import { estimatePromptTokens, estimateTokens } from "./token-estimate.js";
+import { type AnswerFormat, simulatedAnswer } from "../../../simulated/answer.js";
+import { isJsonObject, type JsonObject, lastUserText } from "../../../simulated/json-value.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import { seedFromDigest } from "../../../simulated/request-digest.js";
+import type { RequestProblem } from "../../../simulated/request-problem.js";
+import { dataFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
+import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
+import { openApiToJsonSchema } from "../projection/openapi-to-json-schema.js";
 
 /**
  * `GenerateContentResponse` as it travels: the SDK's class minus its getters, with the

@@ -1,5 +1,5 @@
 import type { Response as OpenAIResponse } from "openai/resources/responses/responses";
-import type { InputItem } from "./openai-input-items.js";
+import type { InputItem } from "./input-items.js";
 
 /** At most this many responses are kept; the oldest goes first. */
 const maxResponses = 10_000;

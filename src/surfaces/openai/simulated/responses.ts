@@ -5,14 +5,14 @@ import type {
   ResponseStreamEvent,
   ResponseUsage,
 } from "openai/resources/responses/responses";
-import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
-import { type InputItem, inputItemsOf } from "./openai-input-items.js";
-import type { JsonBody } from "./read-json-body.js";
-import { seedFromDigest, simulatedCreatedAt } from "./request-digest.js";
-import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
-import { eventFrame, sseResponse, textDeltas } from "./sse.js";
-import { estimatePromptTokens, estimateTokens } from "./token-estimate.js";
+import { type AnswerFormat, simulatedAnswer } from "../../../simulated/answer.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "../../../simulated/json-value.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import { seedFromDigest, simulatedCreatedAt } from "../../../simulated/request-digest.js";
+import { findRequestProblem, type RequestProblem, type RequiredField } from "../../../simulated/request-problem.js";
+import { eventFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
+import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
+import { type InputItem, inputItemsOf } from "./input-items.js";
 
 const requiredFields: RequiredField[] = [{ field: "model", expected: "a non-empty string", check: isNonEmptyString }];
 

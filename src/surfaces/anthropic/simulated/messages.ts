@@ -5,13 +5,13 @@ import type {
   TextBlock,
   Usage,
 } from "@anthropic-ai/sdk/resources/messages";
-import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
-import type { JsonBody } from "./read-json-body.js";
-import { seedFromDigest } from "./request-digest.js";
-import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
-import { eventFrame, sseResponse, textDeltas } from "./sse.js";
-import { estimatePromptTokens, estimateTokens } from "./token-estimate.js";
+import { type AnswerFormat, simulatedAnswer } from "../../../simulated/answer.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "../../../simulated/json-value.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import { seedFromDigest } from "../../../simulated/request-digest.js";
+import { findRequestProblem, type RequestProblem, type RequiredField } from "../../../simulated/request-problem.js";
+import { eventFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
+import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
 
 const isPositiveInteger = (value: unknown): boolean =>
   typeof value === "number" && Number.isInteger(value) && value > 0;

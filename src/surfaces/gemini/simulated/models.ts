@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { geminiError, geminiInvalidArgument, geminiUnknownRoute } from "./gemini-error.js";
+import { geminiError, geminiInvalidArgument, geminiUnknownRoute } from "./error.js";
 
 /**
  * A model as Gemini's REST API lists it. The SDK's `Model` type is the shape `@google/genai` turns it into

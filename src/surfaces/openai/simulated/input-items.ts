@@ -4,7 +4,7 @@ import type {
   ResponseOutputMessage,
   ResponseOutputText,
 } from "openai/resources/responses/responses";
-import { isJsonObject, type JsonObject } from "./json-value.js";
+import { isJsonObject, type JsonObject } from "../../../simulated/json-value.js";
 
 /** An input item as `GET /v1/responses/{id}/input_items` lists it; items of other types pass as they came, with an id. */
 export type InputItem = ResponseInputMessageItem | ResponseOutputMessage | (JsonObject & { id: string });

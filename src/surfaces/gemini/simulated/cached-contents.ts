@@ -1,13 +1,13 @@
 import type { CachedContent, ListCachedContentsResponse } from "@google/genai";
 import type { Hono } from "hono";
-import { sha256Hex } from "../json/sha256-hex.js";
-import { defaultCacheLifetimeMs, requestedExpiry } from "./gemini-cache-expiry.js";
-import { geminiError, geminiInvalidArgument, geminiUnknownRoute } from "./gemini-error.js";
-import { camelCaseKeys } from "./gemini-field-names.js";
-import { isJsonObject, type JsonObject } from "./json-value.js";
-import { readJsonBody } from "./read-json-body.js";
-import type { SimulatedClock } from "./simulated-clock.js";
-import { estimatePromptTokens } from "./token-estimate.js";
+import { sha256Hex } from "../../../json/sha256-hex.js";
+import { isJsonObject, type JsonObject } from "../../../simulated/json-value.js";
+import { readJsonBody } from "../../../simulated/read-json-body.js";
+import type { SimulatedClock } from "../../../simulated/simulated-clock.js";
+import { estimatePromptTokens } from "../../../simulated/token-estimate.js";
+import { defaultCacheLifetimeMs, requestedExpiry } from "./cache-expiry.js";
+import { geminiError, geminiInvalidArgument, geminiUnknownRoute } from "./error.js";
+import { camelCaseKeys } from "./field-names.js";
 
 /** At most this many cached contents are kept; the oldest goes first. */
 const maxCaches = 10_000;

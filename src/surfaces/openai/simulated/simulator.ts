@@ -1,14 +1,14 @@
 import { Hono } from "hono";
 import type { Model } from "openai/resources/models";
-import { handleJsonRequest } from "./handle-json-request.js";
-import { chatRequestProblem, simulateChatCompletion } from "./openai-chat.js";
-import { inputItemsPage } from "./openai-input-items.js";
-import { responseEventStream, responsesRequestProblem, simulateResponse } from "./openai-responses.js";
-import { type StoredResponses, storedResponses } from "./openai-stored-responses.js";
-import type { JsonBody } from "./read-json-body.js";
-import { simulatedCreatedAt } from "./request-digest.js";
-import type { RequestProblem } from "./request-problem.js";
-import { estimatePromptTokens } from "./token-estimate.js";
+import { handleJsonRequest } from "../../../simulated/handle-json-request.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import { simulatedCreatedAt } from "../../../simulated/request-digest.js";
+import type { RequestProblem } from "../../../simulated/request-problem.js";
+import { estimatePromptTokens } from "../../../simulated/token-estimate.js";
+import { chatRequestProblem, simulateChatCompletion } from "./chat.js";
+import { inputItemsPage } from "./input-items.js";
+import { responseEventStream, responsesRequestProblem, simulateResponse } from "./responses.js";
+import { type StoredResponses, storedResponses } from "./stored-responses.js";
 
 /** The model ids `GET /v1/models` lists; any other requested model is echoed all the same. */
 export const simulatedOpenAIModels = ["promptgate-simulated", "promptgate-simulated-mini", "promptgate-simulated-json"];

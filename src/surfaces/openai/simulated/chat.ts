@@ -1,12 +1,12 @@
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
-import { type AnswerFormat, simulatedAnswer } from "./answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "./json-value.js";
-import type { JsonBody } from "./read-json-body.js";
-import { seedFromDigest, simulatedCreatedAt } from "./request-digest.js";
-import { findRequestProblem, type RequestProblem, type RequiredField } from "./request-problem.js";
-import { dataFrame, sseResponse, textDeltas } from "./sse.js";
-import { estimatePromptTokens, estimateTokens } from "./token-estimate.js";
+import { type AnswerFormat, simulatedAnswer } from "../../../simulated/answer.js";
+import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "../../../simulated/json-value.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import { seedFromDigest, simulatedCreatedAt } from "../../../simulated/request-digest.js";
+import { findRequestProblem, type RequestProblem, type RequiredField } from "../../../simulated/request-problem.js";
+import { dataFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
+import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
 
 const requiredFields: RequiredField[] = [
   { field: "model", expected: "a non-empty string", check: isNonEmptyString },

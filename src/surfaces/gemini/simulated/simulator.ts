@@ -1,16 +1,16 @@
 import type { CountTokensResponse } from "@google/genai";
 import { Hono } from "hono";
-import { createCachedContents, type SimulatedCachedContents } from "./gemini-cached-contents.js";
-import { geminiError, geminiUnknownRoute } from "./gemini-error.js";
-import { withCamelCaseFields } from "./gemini-field-names.js";
-import { type GeminiStreamMode, generateRequestProblem, simulateGenerateContent } from "./gemini-generate.js";
-import { mountModels } from "./gemini-models.js";
-import { handleJsonRequest } from "./handle-json-request.js";
-import { isJsonObject, type JsonObject } from "./json-value.js";
-import type { JsonBody } from "./read-json-body.js";
-import type { RequestProblem } from "./request-problem.js";
-import { type SimulatedClock, systemClock } from "./simulated-clock.js";
-import { estimatePromptTokens } from "./token-estimate.js";
+import { handleJsonRequest } from "../../../simulated/handle-json-request.js";
+import { isJsonObject, type JsonObject } from "../../../simulated/json-value.js";
+import type { JsonBody } from "../../../simulated/read-json-body.js";
+import type { RequestProblem } from "../../../simulated/request-problem.js";
+import { type SimulatedClock, systemClock } from "../../../simulated/simulated-clock.js";
+import { estimatePromptTokens } from "../../../simulated/token-estimate.js";
+import { createCachedContents, type SimulatedCachedContents } from "./cached-contents.js";
+import { geminiError, geminiUnknownRoute } from "./error.js";
+import { withCamelCaseFields } from "./field-names.js";
+import { type GeminiStreamMode, generateRequestProblem, simulateGenerateContent } from "./generate.js";
+import { mountModels } from "./models.js";
 
 const apiVersions = new Set(["v1beta", "v1"]);
 
