@@ -54,6 +54,8 @@ export default defineConfig({
         bindings: {
           PROMPTGATE_ADMIN_KEY: "admin-test-key",
           PROMPTGATE_UPSTREAM_GEMINI: fakeGemini,
+          // A routed call reaches Gemini with its server-held key only (test/workers/routing.test.ts).
+          GEMINI_API_KEY: "gemini-test-key",
           PROMPTGATE_LOG: "silent",
         },
         // Every fetch the worker sends out (the simulated provider answers in-process and never gets here).

@@ -49,9 +49,25 @@ export function authenticationRequired(): GatewayError {
  */
 export function upstreamCredential(config: Config, surface: Surface): UpstreamCredential {
   if (config.gatewayKeys.length === 0) return { kind: "client" };
+  return serverCredential(config, surface, "No provider key is configured for this surface.");
+}
+
+/**
+ * The credential of a call the model table sends to another provider: only ever that provider's server-held key,
+ * in either mode. The client's credential was presented for the client's API and never goes to another provider.
+ * A provider that takes no call without a key, with none configured, is 403 `account_selection` before anything
+ * is sent, naming the variable to set.
+ */
+export function routedCredential(config: Config, provider: Surface): UpstreamCredential {
+  if (provider.upstream.keyOptional) return { kind: "server", key: upstreamOf(config, provider.name).serverKey };
+  const why = `No provider key is configured for ${provider.name} (${provider.upstream.keyVariable}); a call the model table routes there is sent with that key only, never with the client's.`;
+  return serverCredential(config, provider, why);
+}
+
+/** The server-held key of a provider, or 403 `account_selection` when it has none (and is no simulated one). */
+function serverCredential(config: Config, surface: Surface, message: string): UpstreamCredential {
   const upstream = upstreamOf(config, surface.name);
-  if (upstream.serverKey === undefined && !upstream.simulated) {
-    throw new GatewayError("account_selection", 403, "No provider key is configured for this surface.");
-  }
+  if (upstream.serverKey === undefined && !upstream.simulated)
+    throw new GatewayError("account_selection", 403, message);
   return { kind: "server", key: upstream.serverKey };
 }

@@ -1,7 +1,7 @@
 import { type Config, type UpstreamConfig, upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { Surface } from "../surfaces/surface.js";
-import { presentedCredentials, type UpstreamCredential, upstreamCredential } from "./authorize-call.js";
+import { presentedCredentials, routedCredential, type UpstreamCredential } from "./authorize-call.js";
 import type { Deadline } from "./deadline.js";
 
 /** How one call reaches its provider: where, with which credential, until when, and what to keep secret. */
@@ -51,7 +51,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
 /** The call sent to another provider, translated, with the credential that provider takes. */
 export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Surface): UpstreamCall {
   if (provider === call.surface) return call;
-  const credential = call.credential.kind === "server" ? upstreamCredential(deps.config, provider) : call.credential;
+  const credential = routedCredential(deps.config, provider);
   return { ...call, provider, translated: true, credential, upstream: upstreamOf(deps.config, provider.name) };
 }
 

@@ -1,5 +1,4 @@
 import type { UpstreamRequest } from "../deps.js";
-import { presentedCredentials } from "./authorize-call.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /**
@@ -43,9 +42,8 @@ export async function upstreamRequest(
 
 /**
  * A request translated for another provider: the path is the provider's own (its query included), and no header of
- * the client's goes there, as they are the client's API's, not the provider's. The key is the server-held one for
- * that provider; in pass-through without one, the credential the client presented (a provider key given to the
- * OpenAI SDK as its API key) goes in the provider's own credential header.
+ * the client's goes there, as they are the client's API's, not the provider's; the key is the provider's
+ * server-held one (`routedCredential`), where it has one.
  */
 async function translatedRequest(
   call: UpstreamCall,
@@ -53,14 +51,11 @@ async function translatedRequest(
   body: Uint8Array<ArrayBuffer> | undefined,
   method: string,
 ): Promise<UpstreamRequest> {
-  const { provider, request, upstream, credential } = call;
+  const { provider, upstream, credential } = call;
   const headers: Record<string, string> = { ...provider.translatedHeaders };
   if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
   const prepared = { url: `${upstream.baseUrl}${path}`, method, headers, body, signal: call.deadline.signal };
-  const key =
-    credential.kind === "server"
-      ? credential.key
-      : (upstream.serverKey ?? presentedCredentials(call.surface, request.headers, call.url)[0]);
+  const key = credential.kind === "server" ? credential.key : undefined;
   return key === undefined ? prepared : provider.authorize(prepared, key);
 }
 

@@ -1,5 +1,5 @@
 import type { Config } from "../config.js";
-import { upstreamCredential } from "../pipeline/authorize-call.js";
+import { routedCredential } from "../pipeline/authorize-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
 import type { ReasoningLevel } from "../surfaces/translation.js";
@@ -69,8 +69,8 @@ export function routeCall(
     const target = renamed ? { endpoint, path, body: { ...body, model: entry.upstreamModel } } : undefined;
     return { entry, reasoning, provider, target, translation: undefined };
   }
-  // A gateway-key call needs a server-held key for the provider it is routed to.
-  upstreamCredential(context.config, provider);
+  // Only the provider's own server-held key goes there: refused here, before the checks, when it has none.
+  routedCredential(context.config, provider);
   const translation = translateCall(path, body, provider, {
     upstreamModel: entry.upstreamModel,
     publicModel: entry.name,

@@ -111,6 +111,8 @@ export interface ProviderUpstream {
   defaultBaseUrl: string | undefined;
   /** What the base URL must look like, for `--help` (e.g. `upstream base URL incl. /v1`). */
   describe: string;
+  /** Whether the provider may take calls without a key (a local server): a routed call then goes without one. */
+  keyOptional?: boolean;
 }
 
 /** A provider's simulated stand-in, served in-process under the simulated origin. */

@@ -12,11 +12,13 @@ import { copyPolicies } from "../support/temp-state.js";
 // fallback of a model starts and stops.
 
 const adminKey = "routing-bodies-admin-key";
+/** The server-held keys a routed call is sent with (never the client's key for the OpenAI API). */
+const providerKeys = { GEMINI_API_KEY: "gemini-server-key", ANTHROPIC_API_KEY: "anthropic-server-key" };
 let harness: GatewayUnderTest;
 let client: OpenAI;
 
 beforeAll(async () => {
-  harness = await startGatewayUnderTest({ PROMPTGATE_ADMIN_KEY: adminKey });
+  harness = await startGatewayUnderTest({ PROMPTGATE_ADMIN_KEY: adminKey, ...providerKeys });
 });
 afterAll(() => harness.close());
 beforeEach(() => {
@@ -213,7 +215,8 @@ describe.each(routed)("the native body for $model", ({ model, provider }) => {
       ],
       tools: chatTools,
       tool_choice: { type: "function", function: { name: "get_weather" } },
-      parallel_tool_calls: false,
+      // Anthropic can be told to call one tool at a time; Gemini cannot, so it refuses `false` (a test of its own).
+      ...(provider === "anthropic" ? { parallel_tool_calls: false } : {}),
     });
     expect(onlySent()).toMatchSnapshot();
     const choice = completion.choices[0];
@@ -495,6 +498,7 @@ describe("fallback boundaries under a policy's deadline and the model's levels",
     quick = await startGatewayUnderTest({
       PROMPTGATE_POLICIES: copyPolicies({ "quick.toml": quickPolicy, "models.toml": modelTable }),
       PROMPTGATE_ADMIN_KEY: adminKey,
+      ...providerKeys,
     });
   });
   afterAll(() => quick.close());
@@ -645,6 +649,7 @@ describe("a fallback over the limit by its own provider check", () => {
         "narrow.toml": `name = "narrow"\n[window]\nenforce = true\ntarget_chars = ${limit}\nlimit_chars = ${limit}\nreserve_chars = 0\n`,
       }),
       PROMPTGATE_ADMIN_KEY: adminKey,
+      ...providerKeys,
     });
     try {
       narrow.upstream.answerWith((_request, response) => answerJson(response, 429, rateLimited));

@@ -23,6 +23,8 @@ beforeAll(async () => {
   harness = await startGatewayUnderTest({
     PROMPTGATE_POLICIES: copyPolicies({ "tight.toml": tight }),
     PROMPTGATE_ADMIN_KEY: adminKey,
+    GEMINI_API_KEY: "gemini-server-key",
+    ANTHROPIC_API_KEY: "anthropic-server-key",
   });
 });
 afterAll(() => harness.close());
@@ -73,8 +75,10 @@ describe("a Gemini model through the openai SDK", () => {
       .withResponse();
     const sent = harness.upstream.received.at(-1);
     expect(sent?.url).toBe("/gemini/v1beta/models/gemini-2.5-flash:generateContent");
-    expect(sent?.headers["x-goog-api-key"]).toBe("sk-client");
+    // The provider's own server-held key; the client's key was given for the OpenAI API and stays here.
+    expect(sent?.headers["x-goog-api-key"]).toBe("gemini-server-key");
     expect(sent?.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(sent?.headers)).not.toContain("sk-client");
     expect(lastBody()).toMatchObject({
       systemInstruction: { parts: [{ text: "Answer in JSON." }] },
       contents: [{ role: "user", parts: [{ text: "Über 😀" }] }],
@@ -208,7 +212,7 @@ describe("a Gemini model through the openai SDK", () => {
 });
 
 describe("an Anthropic model through the openai SDK", () => {
-  it("translates a chat completion with the Anthropic version and the client's key as x-api-key", async () => {
+  it("translates a chat completion with the Anthropic version and Anthropic's server-held key", async () => {
     const completion = await client.chat.completions.create({
       model: "claude-sonnet-4-5",
       messages: [
@@ -219,7 +223,7 @@ describe("an Anthropic model through the openai SDK", () => {
     });
     const sent = harness.upstream.received.at(-1);
     expect(sent?.url).toBe("/anthropic/v1/messages");
-    expect(sent?.headers["x-api-key"]).toBe("sk-client");
+    expect(sent?.headers["x-api-key"]).toBe("anthropic-server-key");
     expect(sent?.headers["anthropic-version"]).toBe("2023-06-01");
     expect(lastBody()).toMatchObject({
       model: "claude-sonnet-4-5",
@@ -264,7 +268,8 @@ describe("an OpenAI-compatible server chosen in the model table", () => {
       .withResponse();
     const sent = harness.upstream.received.at(-1);
     expect(sent?.url).toBe("/openai-compatible/v1/chat/completions");
-    expect(sent?.headers.authorization).toBe("Bearer sk-client");
+    // No key is configured for it, and a local server may need none: the client's OpenAI key is not sent.
+    expect(sent?.headers.authorization).toBeUndefined();
     expect(lastBody()).toEqual({
       model: "llama3.1:8b",
       messages: [{ role: "user", content: "Hello" }],
@@ -281,6 +286,25 @@ describe("an OpenAI-compatible server chosen in the model table", () => {
     const models = new Set<string>();
     for await (const chunk of stream) models.add(chunk.model);
     expect([...models]).toEqual(["local"]);
+  });
+});
+
+describe("keys of a routed call", () => {
+  it("refuses a routed call whose provider has no server-held key, naming the variable, and sends nothing", async () => {
+    const keyless = await startGatewayUnderTest();
+    try {
+      const openai = new OpenAI({ apiKey: "sk-client", baseURL: `${keyless.gateway.url}/openai/v1`, maxRetries: 0 });
+      const refused = await openai.chat.completions
+        .create({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "Hi" }] })
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      const error = refused as InstanceType<typeof OpenAI.PermissionDeniedError>;
+      expect((error.error as { code: string }).code).toBe("account_selection");
+      expect(error.message).toContain("GEMINI_API_KEY");
+      expect(keyless.upstream.received).toHaveLength(0);
+    } finally {
+      await keyless.close();
+    }
   });
 });
 

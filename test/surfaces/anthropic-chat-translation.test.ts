@@ -737,3 +737,16 @@ describe("anthropicChatTranslation.stream", () => {
     }
   });
 });
+
+describe("the output cap", () => {
+  it("refuses a max_tokens Anthropic cannot take, naming the field the client set", () => {
+    for (const value of [0, -5, 1.5]) {
+      expect(expectRefused({ model: "m", messages: [user], max_tokens: value }, "max_tokens")).toContain(
+        "whole number",
+      );
+      expect(
+        expectRefused({ model: "m", messages: [user], max_completion_tokens: value }, "max_completion_tokens"),
+      ).toContain("whole number");
+    }
+  });
+});

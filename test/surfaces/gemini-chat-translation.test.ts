@@ -1013,3 +1013,16 @@ describe("geminiChatTranslation.stream", () => {
     expect(JSON.stringify(closing)).not.toContain("[DONE]");
   });
 });
+
+describe("parallel tool calls", () => {
+  it("takes parallel_tool_calls: true, which is what Gemini does, and refuses false, which it cannot be told", () => {
+    const body = { model: "m", messages: [user("Hi")], tools: [weatherTool] };
+    expect(() => translateRaw({ ...body, parallel_tool_calls: true })).not.toThrow();
+    expect(() => translateRaw({ ...body, parallel_tool_calls: false })).toThrow(
+      /'parallel_tool_calls' has no counterpart/,
+    );
+    expect(() =>
+      translateRaw({ ...body, parallel_tool_calls: false }, { droppable: ["parallel_tool_calls"] }),
+    ).not.toThrow();
+  });
+});

@@ -21,6 +21,8 @@ export const openaiCompatibleSurface: Surface = {
     // There is no public one: without a URL its calls go to the simulated provider, key or not.
     defaultBaseUrl: undefined,
     describe: "base URL of an OpenAI-compatible server incl. /v1 (vLLM, Ollama, …)",
+    // A local server often takes no key at all.
+    keyOptional: true,
   },
   simulated: { mount: "/openai-compatible", basePath: "/openai-compatible/v1", create: () => createOpenAISimulator() },
 };

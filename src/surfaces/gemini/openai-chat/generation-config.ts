@@ -1,0 +1,64 @@
+import { invalidRequest } from "../../../errors/gateway-error.js";
+import type { ReasoningLevel, TranslationContext } from "../../translation.js";
+import { asArray, asObject, asString, type JsonObject, optionalObject } from "../../wire-fields.js";
+import { isSet } from "./is-set.js";
+
+/**
+ * Gemini `generationConfig` from the Chat Completions sampling, length, stop, format, logprob and
+ * reasoning parameters, and the thinking budget each reasoning level stands for.
+ */
+
+/** `generationConfig.thinkingConfig.thinkingBudget` (tokens) for each reasoning level. */
+export const geminiThinkingBudgets: Record<ReasoningLevel, number> = {
+  none: 0,
+  low: 1024,
+  medium: 8192,
+  high: 16384,
+  xhigh: 24576,
+  max: 32768,
+};
+
+/** `generationConfig` from the sampling, length, format, logprob and reasoning parameters. */
+export function generationConfigOf(body: JsonObject, context: TranslationContext): JsonObject {
+  const config: JsonObject = {};
+  const set = (name: string, value: unknown) => {
+    if (isSet(value)) config[name] = value;
+  };
+  set("maxOutputTokens", body.max_completion_tokens ?? body.max_tokens);
+  set("temperature", body.temperature);
+  set("topP", body.top_p);
+  if (isSet(body.stop)) {
+    const stops = typeof body.stop === "string" ? [body.stop] : asArray(body.stop, "stop");
+    if (stops.length > 0) config.stopSequences = stops.map((stop, i) => asString(stop, `stop[${i}]`));
+  }
+  set("candidateCount", body.n);
+  set("seed", body.seed);
+  set("presencePenalty", body.presence_penalty);
+  set("frequencyPenalty", body.frequency_penalty);
+  if (body.logprobs === true) config.responseLogprobs = true;
+  if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) config.logprobs = body.top_logprobs;
+  Object.assign(config, responseFormatConfig(optionalObject(body.response_format, "response_format")));
+  if (context.reasoning !== undefined) {
+    config.thinkingConfig = { thinkingBudget: geminiThinkingBudgets[context.reasoning] };
+  }
+  return config;
+}
+
+/** `responseMimeType` (and the full schema as `responseJsonSchema`) for a response format. */
+function responseFormatConfig(format: JsonObject | undefined): JsonObject {
+  switch (format?.type) {
+    case undefined:
+    case "text":
+      return {};
+    case "json_object":
+      return { responseMimeType: "application/json" };
+    case "json_schema": {
+      const jsonSchema = asObject(format.json_schema, "response_format.json_schema");
+      const config: JsonObject = { responseMimeType: "application/json" };
+      if (isSet(jsonSchema.schema)) config.responseJsonSchema = jsonSchema.schema;
+      return config;
+    }
+    default:
+      throw invalidRequest("'response_format.type' must be text, json_object or json_schema.", "response_format.type");
+  }
+}
