@@ -82,7 +82,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     throw error;
   }
   const first = await prepareAttempt(measured, parsed, schema, entry, {});
-  let outcome = await sendAttempt(measured, first, entry?.fallback !== undefined);
+  let outcome = await sendAttempt(measured, first, fallbackPossible(measured, entry));
   let answered = first;
   const fallback = outcome.kind === "failed" ? fallbackOf(measured, first, outcome.error) : undefined;
   if (fallback !== undefined) {
@@ -217,13 +217,18 @@ async function sendAttempt(measured: MeasuredCall, attempt: Attempt, readFailure
   return { kind: "failed", error, response: { ...response, bytes: async () => bytes } };
 }
 
+/** Whether a call may fall back: its model names a fallback, and its surface routes models (a native API does not). */
+function fallbackPossible(measured: MeasuredCall, entry: ModelEntry | undefined): boolean {
+  return entry?.fallback !== undefined && measured.input.surface.routesModels === true;
+}
+
 /**
  * The model a failed first attempt falls back to: its entry's one fallback, when the failure is transient
  * (`rate_limit`, `worker`, `timeout`, `upstream`), the call's deadline has time left and its client is still there.
  */
 function fallbackOf(measured: MeasuredCall, first: Attempt, error: GatewayError): ModelEntry | undefined {
   const name = first.route.entry?.fallback;
-  if (name === undefined || !error.retryable) return undefined;
+  if (name === undefined || !fallbackPossible(measured, first.route.entry) || !error.retryable) return undefined;
   if (first.call.deadline.passed() || measured.input.request.signal.aborted) return undefined;
   return measured.deps.models.resolve(name);
 }

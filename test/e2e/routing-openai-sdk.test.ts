@@ -449,6 +449,20 @@ describe("one fallback within the deadline", () => {
     ]);
   });
 
+  it("never falls back on a provider's own API, which reaches its own provider only", async () => {
+    harness.upstream.answerWith((_request, response) =>
+      answerJson(response, 429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } }),
+    );
+    const answer = await fetch(`${harness.gateway.url}/gemini/v1beta/models/fast:generateContent`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-goog-api-key": "k" },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "Hi" }] }] }),
+    });
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get("x-promptgate-model-fallback")).toBeNull();
+    expect(harness.upstream.received).toHaveLength(1);
+  });
+
   it("never falls back on a failure that is not transient", async () => {
     harness.upstream.answerWith((_request, response) =>
       answerJson(response, 401, { error: { code: 401, message: "bad key", status: "UNAUTHENTICATED" } }),
