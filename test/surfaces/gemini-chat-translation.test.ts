@@ -1026,3 +1026,23 @@ describe("parallel tool calls", () => {
     ).not.toThrow();
   });
 });
+
+describe("numbers Gemini takes", () => {
+  it("refuses a sampling or length parameter of the wrong type, naming it, instead of sending it", () => {
+    const body = { model: "m", messages: [user("Hi")] };
+    for (const [param, value] of [
+      ["max_tokens", "\u0000"],
+      ["max_completion_tokens", 1.5],
+      ["temperature", "hot"],
+      ["top_p", true],
+      ["n", 2.5],
+      ["seed", "7"],
+    ] as const) {
+      expect(() => translateRaw({ ...body, [param]: value })).toThrow(new RegExp(`'${param}' must be`));
+    }
+    expect(translateRaw({ ...body, max_tokens: 5, temperature: 0.5 }).body.generationConfig).toEqual({
+      maxOutputTokens: 5,
+      temperature: 0.5,
+    });
+  });
+});

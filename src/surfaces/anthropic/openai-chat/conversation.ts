@@ -84,7 +84,8 @@ export function conversationOf(messages: unknown[], context: TranslationContext)
     const message = asObject(value, path);
     const role = asString(message.role, `${path}.role`);
     if (role === "function") throw noCounterpart(`${path}.role`);
-    const members = messageMembers[role];
+    // Own members only: a role named like a member of every object (`constructor`, `__proto__`) is no role.
+    const members = Object.hasOwn(messageMembers, role) ? messageMembers[role] : undefined;
     if (members === undefined) throw invalidRequest(`'${path}.role' is not a known message role.`, `${path}.role`);
     for (const [key, member] of Object.entries(message)) {
       if (member === null || key === "role" || members.has(key)) continue;

@@ -21,20 +21,26 @@ export const geminiThinkingBudgets: Record<ReasoningLevel, number> = {
 /** `generationConfig` from the sampling, length, format, logprob and reasoning parameters. */
 export function generationConfigOf(body: JsonObject, context: TranslationContext): JsonObject {
   const config: JsonObject = {};
-  const set = (name: string, value: unknown) => {
-    if (isSet(value)) config[name] = value;
+  // A number the client set, checked: Gemini would refuse a wrong type, and the gateway names the field first.
+  const set = (name: string, param: string, integer = false) => {
+    const value = body[param];
+    if (!isSet(value)) return;
+    if (typeof value !== "number" || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+      throw invalidRequest(`'${param}' must be ${integer ? "a whole number" : "a number"}. Nothing was sent.`, param);
+    }
+    config[name] = value;
   };
-  set("maxOutputTokens", body.max_completion_tokens ?? body.max_tokens);
-  set("temperature", body.temperature);
-  set("topP", body.top_p);
+  set("maxOutputTokens", isSet(body.max_completion_tokens) ? "max_completion_tokens" : "max_tokens", true);
+  set("temperature", "temperature");
+  set("topP", "top_p");
   if (isSet(body.stop)) {
     const stops = typeof body.stop === "string" ? [body.stop] : asArray(body.stop, "stop");
     if (stops.length > 0) config.stopSequences = stops.map((stop, i) => asString(stop, `stop[${i}]`));
   }
-  set("candidateCount", body.n);
-  set("seed", body.seed);
-  set("presencePenalty", body.presence_penalty);
-  set("frequencyPenalty", body.frequency_penalty);
+  set("candidateCount", "n", true);
+  set("seed", "seed", true);
+  set("presencePenalty", "presence_penalty");
+  set("frequencyPenalty", "frequency_penalty");
   if (body.logprobs === true) config.responseLogprobs = true;
   if (typeof body.top_logprobs === "number" && body.top_logprobs > 0) config.logprobs = body.top_logprobs;
   Object.assign(config, responseFormatConfig(optionalObject(body.response_format, "response_format")));
