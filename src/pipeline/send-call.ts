@@ -109,13 +109,13 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
       outcome = await sendAttempt(measured, second, true);
       answered = second;
       attempts.push(attemptRecord(second, outcome));
-      measured.headers["x-promptgate-model-fallback"] = `${first.route.entry?.name}_to_${fallback.name}`;
+      const from = headerValue(first.route.entry?.name);
+      const to = headerValue(fallback.name);
+      if (from !== undefined && to !== undefined) measured.headers["x-promptgate-model-fallback"] = `${from}_to_${to}`;
     }
   }
-  const modelHeader = answered.route.entry?.name;
-  if (modelHeader !== undefined && /^[\x21-\x7e]{1,200}$/.test(modelHeader)) {
-    measured.headers["x-promptgate-model"] = modelHeader;
-  }
+  const answeredModel = headerValue(answered.route.entry?.name);
+  if (answeredModel !== undefined) measured.headers["x-promptgate-model"] = answeredModel;
   if (outcome.kind === "failed" && outcome.response === undefined) throw outcome.error;
   const response = outcome.response as UpstreamResponse;
   record.decision = endpoint.kind === "count" ? "measured" : "sent";
@@ -165,7 +165,7 @@ async function prepareAttempt(
   const { record } = recorder;
   try {
     const route = routeCall(
-      { config: deps.config, models: deps.models, surfaces, policy: policy.policy, ...answerIdentity(deps) },
+      { config: deps.config, models: deps.models, surfaces, policy: policy.policy, now: deps.now().getTime() },
       input.surface,
       endpoint,
       input.path,
@@ -256,12 +256,12 @@ function providerLabel(deps: Deps, entry: ModelEntry): string {
   return upstreamOf(deps.config, entry.provider).label;
 }
 
-/** The id and creation time of a translated answer. */
-function answerIdentity(deps: Deps): { answerId: string; created: number } {
-  return {
-    answerId: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
-    created: Math.floor(deps.now().getTime() / 1000),
-  };
+/**
+ * A model name as a header value: a name of the client's (or of a table's prefix rule) may hold anything, and only
+ * printable ASCII of a bounded length goes into a header; any other name is left out of it (the record has it).
+ */
+function headerValue(name: string | undefined): string | undefined {
+  return name !== undefined && /^[\x21-\x7e]{1,200}$/.test(name) ? name : undefined;
 }
 
 /** At most this many paths of other fields are kept in a call record. */

@@ -38,9 +38,8 @@ export interface RoutingContext {
   /** Every surface of the gateway, by which a routed model's provider is found. */
   surfaces: readonly Surface[];
   policy: Policy;
-  /** The id and creation time a translated answer carries. */
-  answerId: string;
-  created: number;
+  /** The time the call arrived, in milliseconds: a translated answer's `created`. */
+  now: number;
 }
 
 /**
@@ -76,8 +75,9 @@ export function routeCall(
     publicModel: entry.name,
     reasoning,
     droppable: context.policy.translation?.droppable ?? [],
-    id: context.answerId,
-    created: context.created,
+    // Made only for a translated call: an answer of the client's own provider carries the provider's id.
+    id: `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`,
+    created: Math.floor(context.now / 1000),
   });
   const target = { endpoint: translation.endpoint, path: translation.request.path, body: translation.request.body };
   return { entry, reasoning, provider, target, translation };

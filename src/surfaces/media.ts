@@ -60,22 +60,45 @@ export function countInlineData(walk: Walk, path: string, type: string | undefin
 export function countMediaUrl(walk: Walk, path: string, url: unknown, kind: "image" | "document"): void {
   if (url === undefined || url === null) return;
   if (typeof url !== "string") throw invalidRequest(`'${path}' must be a string.`, path);
-  if (!url.startsWith("data:")) {
+  const parts = dataUrlParts(url);
+  if (parts === undefined) {
     if (kind === "image") walk.call.mediaParts++;
     else walk.call.unmeasured.push({ path, what: "a document the provider fetches by URL" });
     return;
   }
-  const comma = url.indexOf(",");
-  const parameters = url.slice(5, comma === -1 ? url.length : comma).split(";");
-  const type = parameters[0] === "" ? undefined : parameters[0];
-  const data = comma === -1 ? "" : url.slice(comma + 1);
-  if (parameters.includes("base64")) {
+  const { type, data } = parts;
+  if (parts.base64) {
     countInlineData(walk, path, type, data);
   } else if (isBinaryMedia(type)) {
     walk.call.mediaParts++;
   } else {
     textsOf(walk).push(percentDecoded(data));
   }
+}
+
+/** What a `data:` URL holds. */
+export interface DataUrlParts {
+  /** The declared media type, as written; undefined when the URL declares none. */
+  type: string | undefined;
+  /** Whether the data is base64 (`;base64`), else percent-encoded text. */
+  base64: boolean;
+  /** Everything after the first comma (empty when there is none). */
+  data: string;
+  /** Whether the URL has the comma that starts its data. */
+  hasData: boolean;
+}
+
+/** The parts of a `data:` URL, or undefined for any other URL. */
+export function dataUrlParts(url: string): DataUrlParts | undefined {
+  if (!url.startsWith("data:")) return undefined;
+  const comma = url.indexOf(",");
+  const parameters = url.slice(5, comma === -1 ? url.length : comma).split(";");
+  return {
+    type: parameters[0] === "" ? undefined : parameters[0],
+    base64: parameters.includes("base64"),
+    data: comma === -1 ? "" : url.slice(comma + 1),
+    hasData: comma !== -1,
+  };
 }
 
 function percentDecoded(data: string): string {

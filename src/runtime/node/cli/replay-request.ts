@@ -82,7 +82,7 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
       report.cache_prefix_unmeasured = true;
     }
     const entry = parsed.call.model === undefined ? undefined : context.models.resolve(parsed.call.model);
-    const routing = { ...context, surfaces, policy: context.policy.policy, answerId: "chatcmpl-replay", created: 0 };
+    const routing = { ...context, surfaces, policy: context.policy.policy, now: 0 };
     const route = routeCall(routing, surface, endpoint, stored.route, parsed.body, entry);
     if (route.provider !== surface) report.routed_to = route.provider.name;
     const prefix = cachedPrefix(stored);

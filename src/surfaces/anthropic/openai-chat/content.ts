@@ -4,7 +4,7 @@
  */
 
 import { invalidRequest } from "../../../errors/gateway-error.js";
-import { base64Text } from "../../media.js";
+import { base64Text, dataUrlParts } from "../../media.js";
 import { asArray, asObject, asString, type JsonObject, optionalString } from "../../wire-fields.js";
 import { noCounterpart } from "./no-counterpart.js";
 
@@ -15,14 +15,13 @@ function withBreakpoint(block: JsonObject, part: JsonObject): JsonObject {
 
 /** A base64 data URL's media type and data; undefined when the URL is not a data URL. */
 function dataUrl(url: string, path: string): { mediaType: string; data: string } | undefined {
-  if (!url.startsWith("data:")) return undefined;
-  const comma = url.indexOf(",");
-  const header = url.slice(5, comma === -1 ? url.length : comma).split(";");
-  const mediaType = (header[0] ?? "").trim().toLowerCase();
-  if (comma === -1 || mediaType === "" || !header.includes("base64")) {
+  const parts = dataUrlParts(url);
+  if (parts === undefined) return undefined;
+  const mediaType = (parts.type ?? "").trim().toLowerCase();
+  if (!parts.hasData || mediaType === "" || !parts.base64) {
     throw invalidRequest(`'${path}' must be a base64 data URL with a media type.`, path);
   }
-  return { mediaType, data: url.slice(comma + 1) };
+  return { mediaType, data: parts.data };
 }
 
 /** An `image_url` part as an image block: inline (base64) from a data URL, else by URL. */

@@ -1,4 +1,5 @@
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import { dataUrlParts } from "../../media.js";
 import { asString, type JsonObject } from "../../wire-fields.js";
 import { isSet } from "./is-set.js";
 
@@ -83,19 +84,17 @@ function base64OfText(text: string): string {
  * `fileData` with the media type its extension names, if any.
  */
 export function mediaPart(url: string, path: string, filename: string | undefined): JsonObject {
-  if (!url.startsWith("data:")) {
+  const parts = dataUrlParts(url);
+  if (parts === undefined) {
     const mimeType = mediaTypeOfName(urlPath(url)) ?? (filename === undefined ? undefined : mediaTypeOfName(filename));
     return { fileData: mimeType === undefined ? { fileUri: url } : { fileUri: url, mimeType } };
   }
-  const comma = url.indexOf(",");
-  const meta = url.slice(5, comma === -1 ? url.length : comma).split(";");
-  const payload = comma === -1 ? "" : url.slice(comma + 1);
-  const declared = meta[0] === "" ? undefined : meta[0];
-  const mimeType = declared ?? (filename === undefined ? undefined : mediaTypeOfName(filename));
+  const payload = parts.data;
+  const mimeType = parts.type ?? (filename === undefined ? undefined : mediaTypeOfName(filename));
   if (mimeType === undefined) {
     throw invalidRequest(`'${path}' must be a data URL that names its media type (data:<type>;base64,…).`, path);
   }
-  if (meta.includes("base64")) return { inlineData: { mimeType, data: payload } };
+  if (parts.base64) return { inlineData: { mimeType, data: payload } };
   let text: string;
   try {
     text = decodeURIComponent(payload);
