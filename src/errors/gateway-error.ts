@@ -10,6 +10,10 @@ export type GatewayErrorCode =
   | "POLICY_NOT_FOUND"
   | "POLICY_MISMATCH"
   | "RESPONSE_SCHEMA_INVALID"
+  | "SESSION_NOT_FOUND"
+  | "SESSION_EXPIRED"
+  | "SESSION_SETTINGS_CHANGED"
+  | "SESSION_TOKEN_LIMIT"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
   | FailureClass;
@@ -36,6 +40,8 @@ export interface UpstreamErrorRecord {
 export interface GatewayErrorDetails {
   /** The request field at fault, as a path of known field names (never a value). */
   param?: string;
+  /** The provider's own error code where its clients know one for this case (e.g. `previous_response_not_found`). */
+  nativeCode?: string;
   promptSize?: PromptSize;
   diagnostics?: unknown;
   /** Protocol headers the error response needs, e.g. `allow` on a 405. */

@@ -17,6 +17,8 @@ export interface CallRecorder {
    * however often it is asked; resolves when the record is kept, and never rejects.
    */
   settle(): Promise<void>;
+  /** Adds something the call holds (a session's turn), given back when it settles, before its record is kept. */
+  hold(release: () => Promise<void>): void;
 }
 
 /** What a recorder needs besides the record. */
@@ -30,7 +32,8 @@ export interface RecorderOptions {
 /** The recorder of one call; every path, streamed or not, settles it exactly once. */
 export function callRecorder(deps: Deps, record: CallRecord, options: RecorderOptions): CallRecorder {
   let settled: Promise<void> | undefined;
-  return {
+  const held: (() => Promise<void>)[] = [];
+  const recorder: CallRecorder = {
     record,
     internal(cause, during) {
       if (settled === undefined && record.internal_error === undefined) {
@@ -41,9 +44,22 @@ export function callRecorder(deps: Deps, record: CallRecord, options: RecorderOp
     settle() {
       if (settled === undefined) {
         options.release();
-        settled = completeCall(deps, record);
+        settled = held.length === 0 ? completeCall(deps, record) : releaseHeld().then(() => completeCall(deps, record));
       }
       return settled;
     },
+    hold(release) {
+      held.push(release);
+    },
   };
+  async function releaseHeld(): Promise<void> {
+    for (const release of held) {
+      try {
+        await release();
+      } catch (cause) {
+        recorder.internal(cause, "release");
+      }
+    }
+  }
+  return recorder;
 }

@@ -13,6 +13,7 @@ import type { PreparedCall } from "./prepare-call.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
+import type { AnsweredTurn } from "./session-turn.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { validateAnswerBody } from "./validate-answer-body.js";
 
@@ -33,6 +34,8 @@ export interface FinishInput {
   /** The provider call, for classifying its failures. */
   call: UpstreamCall;
   ref: string;
+  /** The session turn the call is, where its route has sessions. */
+  turn?: AnsweredTurn | undefined;
 }
 
 /** The client's response; `recordLater` when a stream records the call itself at its end. */
@@ -193,7 +196,7 @@ function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): Failed
 
 /** Remembers the prefix effect of a successful answer, if its route has one (see `rememberAnswer`). */
 function remember(input: FinishInput, response: JsonObject): Promise<void> {
-  const measured = { call: input.prepared.call, size: input.size };
+  const measured = { call: input.prepared.call, size: input.size, turn: input.turn };
   return rememberAnswer(
     input.deps,
     input.endpoint.prefixEffect,

@@ -21,6 +21,16 @@ import { writeLog } from "./write-log.js";
 /** Methods whose requests carry no body. */
 const bodyless = new Set(["GET", "HEAD", "DELETE", "OPTIONS"]);
 
+/** The refusals of a call by the window's or a session's rules: the record's decision is `rejected`. */
+const rejections = new Set([
+  "INVESTIGATION_PROMPT_LIMIT",
+  "CACHE_PREFIX_UNKNOWN",
+  "SESSION_NOT_FOUND",
+  "SESSION_EXPIRED",
+  "SESSION_SETTINGS_CHANGED",
+  "SESSION_TOKEN_LIMIT",
+]);
+
 /** One request on a surface, from the route to the client's response. */
 export interface SurfaceRequest {
   surface: Surface;
@@ -113,7 +123,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       error = new GatewayError("internal", 500, "The gateway failed to handle this request.");
     }
     noteFailure(record, error);
-    if (error.code === "INVESTIGATION_PROMPT_LIMIT" || error.code === "CACHE_PREFIX_UNKNOWN") {
+    if (rejections.has(error.code)) {
       record.decision = "rejected";
     }
     return nativeError(surface, error, headers);

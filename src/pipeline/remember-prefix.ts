@@ -6,11 +6,14 @@ import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import type { CallRecorder } from "./call-recorder.js";
+import { type AnsweredTurn, keepTurn } from "./session-turn.js";
 
 /** A call as it was measured: what a created prefix is recorded from. */
 export interface MeasuredCall {
   call: LogicalCall;
   size: PromptSize;
+  /** The session turn the call is, where its route has sessions. */
+  turn?: AnsweredTurn | undefined;
 }
 
 /** At most this many embedded JSON objects of a cached text are remembered for schema de-duplication. */
@@ -30,7 +33,7 @@ export async function rememberAnswer(
 ): Promise<void> {
   try {
     const effect = readEffect?.(answer.response, answer.path, deps.now().getTime());
-    if (effect !== undefined) await rememberPrefix(deps, effect, answer.measured);
+    if (effect !== undefined) await rememberPrefix(deps, effect, answer.measured, answer.response);
   } catch (cause) {
     recorder.internal(cause, "remember-prefix");
   }
@@ -40,9 +43,15 @@ export async function rememberAnswer(
  * Records what a successful answer left at the provider. A created cached content is kept
  * with the characters the provider check measured and the hashes of the JSON objects its
  * text embeds; a stored response with its cumulative history: the prior history, this
- * turn's input and its output, which a background response adds once it is seen ended.
+ * turn's input and its output, which a background response adds once it is seen ended; a session's turn with its
+ * session (see `keepTurn`).
  */
-async function rememberPrefix(deps: Deps, effect: PrefixEffect, measured: MeasuredCall | undefined): Promise<void> {
+async function rememberPrefix(
+  deps: Deps,
+  effect: PrefixEffect,
+  measured: MeasuredCall | undefined,
+  response: JsonObject,
+): Promise<void> {
   switch (effect.kind) {
     case "cached-content-created": {
       if (measured === undefined) return;
@@ -63,12 +72,14 @@ async function rememberPrefix(deps: Deps, effect: PrefixEffect, measured: Measur
       const { size } = measured;
       // Instructions are not carried into a follow-up turn; counting them errs on the safe side.
       const input = size.cache_prefix_chars + size.system_chars + size.message_chars;
-      return deps.store.putResponseHistory({
+      const stored = {
         id: effect.id,
         chars: input + (effect.outputChars ?? 0),
         outputKnown: effect.outputChars !== undefined,
         expiresAt: effect.expiresAt,
-      });
+      };
+      if (measured.turn !== undefined) return keepTurn(deps, measured.turn, stored, response);
+      return deps.store.putResponseHistory(stored);
     }
     case "response-ended":
       return deps.store.completeResponseHistory(effect.id, effect.outputChars);

@@ -30,6 +30,7 @@ import {
 import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { resolveUnmeasured } from "./resolve-unmeasured.js";
 import { sendUpstream } from "./send-upstream.js";
+import { checkSessionCaps, openSessionTurn, type SessionTurn } from "./session-turn.js";
 import { routedUpstreamCall, type UpstreamCall } from "./upstream-call.js";
 
 /** What sending a measured call needs. */
@@ -41,7 +42,11 @@ export interface MeasuredCall {
   recorder: CallRecorder;
   headers: Record<string, string>;
   call: UpstreamCall;
+  /** The session turn the call is, once opened (Responses). */
+  turn?: SessionTurn;
 }
+
+const encoder = new TextEncoder();
 
 /** One attempt of a call, measured and checked: where it goes and the exact body sent. */
 interface Attempt {
@@ -80,6 +85,21 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     // A request refused as invalid still names its model where its body does.
     record.model ??= modelOfBody(clientBytes);
     throw error;
+  }
+  let turn: SessionTurn | undefined;
+  if (endpoint.sessions !== undefined && endpoint.kind === "generate") {
+    const requestedReasoning = endpoint.reasoningOf?.(parsed.body, input.path)?.level;
+    const context = { policy, recorder, path: input.path, requestedReasoning };
+    const opened = await openSessionTurn(deps, input, endpoint.sessions, parsed.body, context);
+    turn = opened.turn;
+    if (opened.body !== undefined) {
+      // The session's settings, and a held history, are part of what is measured and sent.
+      parsed = parseCall(endpoint, encoder.encode(JSON.stringify(opened.body)), input.path, policy);
+      record.model = parsed.call.model;
+      noteFields(record, parsed.call);
+      entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);
+    }
+    measured.turn = turn;
   }
   const first = await prepareAttempt(measured, parsed, schema, entry, {});
   let outcome = await sendAttempt(measured, first, fallbackPossible(measured, entry));
@@ -122,7 +142,10 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   record.upstream_status = response.status;
   const { prepared, measurements, route } = answered;
   const size = (measurements.provider ?? measurements.preflight) as PromptSize;
+  const answeredTurn =
+    turn === undefined ? undefined : { turn, translated: route.translation !== undefined, policy: policy.ref };
   return finishAnswer({
+    turn: answeredTurn,
     deps,
     endpoint: route.translation === undefined ? endpoint : translatedEndpoint(endpoint, route.translation.endpoint),
     policy,
@@ -138,16 +161,15 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
 }
 
 /**
- * The client's endpoint as a translated answer is finished: answers read in the client's shape, but what the answer
- * leaves at its provider is no stored response of the client's API, and an error body saying the schema was
- * refused is the provider's.
+ * The client's endpoint as a translated answer is finished: answers read in the client's shape (a Responses answer
+ * is kept by the gateway as its session's turn), but an error body saying the schema was refused is the provider's.
  */
 function translatedEndpoint(client: MeasuredEndpoint, provider: MeasuredEndpoint): MeasuredEndpoint {
   const output = client.structuredOutput;
   const native = provider.structuredOutput;
   const structuredOutput =
     output === undefined || native === undefined ? output : { ...output, rejectsSchema: native.rejectsSchema };
-  return { ...client, prefixEffect: undefined, structuredOutput };
+  return { ...client, structuredOutput };
 }
 
 /**
@@ -182,6 +204,10 @@ async function prepareAttempt(
     await compileCallSchema(endpoint, parsed, policy, schema);
     const prepared = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, measurements, route.target);
     record.projection_omitted = prepared.omitted;
+    const turn = measured.turn;
+    if (turn !== undefined && (turn.session !== undefined || turn.route.stores(parsed.body))) {
+      checkSessionCaps(turn, measurements.provider ?? (measurements.preflight as PromptSize), policy);
+    }
     return { route, call, prepared, measurements };
   } finally {
     // A fallback refused before it was measured leaves the first attempt's sizes in place.

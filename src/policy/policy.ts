@@ -60,6 +60,39 @@ export interface Policy {
     /** Chat Completions parameters a translation may drop where the provider has none; others are refused. */
     droppable: string[];
   };
+  /**
+   * Follow-up sessions over `previous_response_id` (seed 004). Optional, without a default object, to keep older
+   * identities; `sessionLimitsOf` gives the seed's values where it is absent.
+   */
+  session?: SessionLimits;
+}
+
+/** A session's lifetime and size caps. */
+export interface SessionLimits {
+  /** Hours without a turn after which a session has expired. */
+  idle_hours: number;
+  /** Days after its first turn after which a session has expired, however active. */
+  max_days: number;
+  /** Estimated tokens (characters / `cache.chars_per_token`) the first turn may carry. */
+  max_start_tokens: number;
+  /** Estimated tokens a turn may carry with the session's whole history. */
+  max_total_tokens: number;
+  /** Seconds a turn waits for the session's previous turn to end before it fails `timeout`. */
+  queue_seconds: number;
+}
+
+/** Seed 004's session limits: 24 hours idle, 7 days at most, 900,000 start and 1,000,000 total tokens, 300 s queue. */
+export const defaultSessionLimits: SessionLimits = {
+  idle_hours: 24,
+  max_days: 7,
+  max_start_tokens: 900_000,
+  max_total_tokens: 1_000_000,
+  queue_seconds: 300,
+};
+
+/** The policy's session limits, its own members over the seed's. */
+export function sessionLimitsOf(policy: Policy): SessionLimits {
+  return { ...defaultSessionLimits, ...policy.session };
 }
 
 /** The upstream deadline when a policy sets none: seed 004's run deadline. */

@@ -1,7 +1,8 @@
 import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
-import type { CachedPrefixRecord, CallQuery, ResponseHistoryRecord, Store } from "./store.js";
+import { randomSecret } from "./random-secret.js";
+import type { CachedPrefixRecord, CallQuery, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
 
 /** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */
 export interface MemoryStoreOptions {
@@ -68,6 +69,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const casePolicies = new Map<string, string>();
   const cachedPrefixes = boundedMap<CachedPrefixRecord>(maxEntries);
   const responseHistories = boundedMap<ResponseHistoryRecord>(maxEntries);
+  const sessions = boundedMap<SessionRecord>(maxEntries);
+  const turns = new Map<string, { holder: string; until: number }>();
+  const secrets = new Map<string, string>();
   // A call record is kept as its JSON text, as the SQL store keeps it (cheaper to copy in than a clone), with the
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
@@ -104,11 +108,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async putResponseHistory(record) {
-      responseHistories.set(record.id, { ...record });
+      responseHistories.set(record.id, structuredClone(record));
     },
     async getResponseHistory(id, now) {
       const record = unexpired(responseHistories, id, now);
-      return record === undefined ? undefined : { ...record };
+      return record === undefined ? undefined : structuredClone(record);
     },
     async completeResponseHistory(id, outputChars) {
       const record = responseHistories.peek(id);
@@ -117,6 +121,34 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
     async deleteResponseHistory(id) {
       responseHistories.delete(id);
+    },
+
+    async putSession(record) {
+      if (!sessions.has(record.id)) sessions.set(record.id, { ...record });
+    },
+    async getSession(id) {
+      const record = sessions.peek(id);
+      return record === undefined ? undefined : { ...record };
+    },
+    async touchSession(id, at) {
+      const record = sessions.peek(id);
+      if (record !== undefined && record.lastTurnAt < at) sessions.set(id, { ...record, lastTurnAt: at });
+    },
+    async claimSessionTurn(id, holder, until, now) {
+      const turn = turns.get(id);
+      if (turn !== undefined && turn.holder !== holder && turn.until > now) return false;
+      turns.set(id, { holder, until });
+      return true;
+    },
+    async releaseSessionTurn(id, holder) {
+      if (turns.get(id)?.holder === holder) turns.delete(id);
+    },
+    async secret(name) {
+      const known = secrets.get(name);
+      if (known !== undefined) return known;
+      const made = randomSecret();
+      secrets.set(name, made);
+      return made;
     },
 
     async appendCall(record) {

@@ -1,7 +1,8 @@
 import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
-import type { Store } from "./store.js";
+import { randomSecret } from "./random-secret.js";
+import type { ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
 
 /** A value bound to a SQL parameter. */
 export type SqlValue = string | number | null;
@@ -41,6 +42,50 @@ interface ResponseHistoryRow {
   chars: number;
   output_known: number;
   expires_at: number;
+  session_id: string | null;
+  previous_id: string | null;
+  items: string | null;
+}
+
+interface SessionRow {
+  id: string;
+  principal: string;
+  model: string;
+  reasoning: string | null;
+  profile: string | null;
+  policy: string;
+  selection: string;
+  held: number;
+  started_at: number;
+  last_turn_at: number;
+}
+
+function historyOf(row: ResponseHistoryRow): ResponseHistoryRecord {
+  const record: ResponseHistoryRecord = {
+    id: row.id,
+    chars: row.chars,
+    outputKnown: row.output_known === 1,
+    expiresAt: row.expires_at,
+  };
+  if (row.session_id !== null) record.session = row.session_id;
+  if (row.previous_id !== null) record.previous = row.previous_id;
+  if (row.items !== null) record.items = JSON.parse(row.items) as unknown[];
+  return record;
+}
+
+function sessionOf(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    principal: row.principal,
+    model: row.model,
+    reasoning: row.reasoning ?? undefined,
+    profile: row.profile ?? undefined,
+    policy: row.policy,
+    selection: row.selection,
+    held: row.held === 1,
+    startedAt: row.started_at,
+    lastTurnAt: row.last_turn_at,
+  };
 }
 
 /**
@@ -114,15 +159,26 @@ export function sqlStore(database: SqlExecutor): Store {
 
     async putResponseHistory(record) {
       await database.run([
-        `INSERT INTO response_histories (id, chars, output_known, expires_at) VALUES (?, ?, ?, ?)
+        `INSERT INTO response_histories (id, chars, output_known, expires_at, session_id, previous_id, items)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET
-           chars = excluded.chars, output_known = excluded.output_known, expires_at = excluded.expires_at`,
-        [record.id, record.chars, record.outputKnown ? 1 : 0, record.expiresAt],
+           chars = excluded.chars, output_known = excluded.output_known, expires_at = excluded.expires_at,
+           session_id = excluded.session_id, previous_id = excluded.previous_id, items = excluded.items`,
+        [
+          record.id,
+          record.chars,
+          record.outputKnown ? 1 : 0,
+          record.expiresAt,
+          record.session ?? null,
+          record.previous ?? null,
+          record.items === undefined ? null : JSON.stringify(record.items),
+        ],
       ]);
     },
     async getResponseHistory(id, now) {
       const row = await database.first<ResponseHistoryRow>([
-        "SELECT id, chars, output_known, expires_at FROM response_histories WHERE id = ?",
+        `SELECT id, chars, output_known, expires_at, session_id, previous_id, items
+         FROM response_histories WHERE id = ?`,
         [id],
       ]);
       if (row === undefined) return undefined;
@@ -130,7 +186,7 @@ export function sqlStore(database: SqlExecutor): Store {
         await database.run(["DELETE FROM response_histories WHERE id = ? AND expires_at <= ?", [id, now]]);
         return undefined;
       }
-      return { id: row.id, chars: row.chars, outputKnown: row.output_known === 1, expiresAt: row.expires_at };
+      return historyOf(row);
     },
     async completeResponseHistory(id, outputChars) {
       // One statement, so two sightings of the finished response cannot both add its output.
@@ -141,6 +197,62 @@ export function sqlStore(database: SqlExecutor): Store {
     },
     async deleteResponseHistory(id) {
       await database.run(["DELETE FROM response_histories WHERE id = ?", [id]]);
+    },
+
+    async putSession(record) {
+      await database.run([
+        `INSERT INTO sessions (id, principal, model, reasoning, profile, policy, selection, held, started_at, last_turn_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+        [
+          record.id,
+          record.principal,
+          record.model,
+          record.reasoning ?? null,
+          record.profile ?? null,
+          record.policy,
+          record.selection,
+          record.held ? 1 : 0,
+          record.startedAt,
+          record.lastTurnAt,
+        ],
+      ]);
+    },
+    async getSession(id) {
+      const row = await database.first<SessionRow>([
+        `SELECT id, principal, model, reasoning, profile, policy, selection, held, started_at, last_turn_at
+         FROM sessions WHERE id = ?`,
+        [id],
+      ]);
+      return row === undefined ? undefined : sessionOf(row);
+    },
+    async touchSession(id, at) {
+      await database.run(["UPDATE sessions SET last_turn_at = ? WHERE id = ? AND last_turn_at < ?", [at, id, at]]);
+    },
+    async claimSessionTurn(id, holder, until, now) {
+      // One statement takes a free (or run-out) turn; the read then says who has it.
+      const row = await database.writeThenRead<{ turn_holder: string | null }>(
+        [
+          `UPDATE sessions SET turn_holder = ?, turn_until = ?
+           WHERE id = ? AND (turn_holder IS NULL OR turn_holder = ? OR turn_until <= ?)`,
+          [holder, until, id, holder, now],
+        ],
+        ["SELECT turn_holder FROM sessions WHERE id = ?", [id]],
+      );
+      return row?.turn_holder === holder;
+    },
+    async releaseSessionTurn(id, holder) {
+      await database.run([
+        "UPDATE sessions SET turn_holder = NULL, turn_until = NULL WHERE id = ? AND turn_holder = ?",
+        [id, holder],
+      ]);
+    },
+    async secret(name) {
+      const row = await database.writeThenRead<{ value: string }>(
+        ["INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, randomSecret()]],
+        ["SELECT value FROM secrets WHERE name = ?", [name]],
+      );
+      if (row === undefined) throw new Error("A store secret was not kept.");
+      return row.value;
     },
 
     async appendCall(record) {

@@ -24,6 +24,38 @@ export interface ResponseHistoryRecord {
    */
   outputKnown: boolean;
   expiresAt: number;
+  /** The session the response is a turn of: the id of its first response. Absent on records older than sessions. */
+  session?: string;
+  /** The response this one continued, if any. */
+  previous?: string;
+  /**
+   * This turn's input items, then its output items, where the gateway holds the history because the provider holds
+   * none (a model routed to another provider): a later turn is rebuilt from the chain of these.
+   */
+  items?: unknown[];
+}
+
+/** A follow-up session (seed 004): who started it and the settings its first turn fixed. */
+export interface SessionRecord {
+  /** The id of its first response. */
+  id: string;
+  /** The keyed hash of the credential that started it; never the credential. */
+  principal: string;
+  /** The model the client named. */
+  model: string;
+  /** The reasoning level the first turn ran at, if any. */
+  reasoning: string | undefined;
+  /** The call label (`x-promptgate-call`) of the first turn, if any. */
+  profile: string | undefined;
+  /** The policy version (`name@sha256`) it runs under. */
+  policy: string;
+  /** The model table's entry for its model as it was, as canonical JSON: a change of it is a selection change. */
+  selection: string;
+  /** Whether the gateway holds its history (`ResponseHistoryRecord.items`) because the provider holds none. */
+  held: boolean;
+  /** Epoch milliseconds of its first turn, and of its latest. */
+  startedAt: number;
+  lastTurnAt: number;
 }
 
 /** Which call records `listCalls` returns: every filter given applies, in one order, a page at a time. */
@@ -81,6 +113,24 @@ export interface Store {
    */
   completeResponseHistory(id: string, outputChars: number): Promise<void>;
   deleteResponseHistory(id: string): Promise<void>;
+
+  /** Keeps a session as its first turn made it; a known id changes nothing. */
+  putSession(record: SessionRecord): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  /** Notes a turn at `at` (epoch ms); a later turn already noted stays. */
+  touchSession(id: string, at: number): Promise<void>;
+  /**
+   * Takes the session's turn for `holder` until `until` (epoch ms), atomically, unless another holder has it and
+   * its hold has not run out at `now`; returns whether `holder` has it. One turn of a session runs at a time.
+   */
+  claimSessionTurn(id: string, holder: string, until: number, now: number): Promise<boolean>;
+  /** Gives the turn back, if `holder` still has it. */
+  releaseSessionTurn(id: string, holder: string): Promise<void>;
+  /**
+   * A random secret of the store's, made on first use and the same for every process sharing the store from then on
+   * (the key of principal hashes).
+   */
+  secret(name: string): Promise<string>;
 
   /** Appends a call record; records are never changed afterwards. */
   appendCall(record: CallRecord): Promise<void>;

@@ -72,6 +72,27 @@ export interface MeasuredEndpoint {
   tokenCount?(body: JsonObject, path: string): TokenCountRequest | undefined;
   /** The reasoning level a `generate` body asks for, read as one of the gateway's levels where it has another form. */
   reasoningOf?(body: JsonObject, path: string): RequestedReasoning | undefined;
+  /** How a `generate` route whose answers a later call may continue (follow-up sessions) reads and writes a body. */
+  sessions?: SessionRoute;
+}
+
+/**
+ * A route's follow-up sessions (OpenAI Responses' `previous_response_id`): where a body names the response it
+ * continues, and how the gateway writes a session's settings and held history into it.
+ */
+export interface SessionRoute {
+  /** The stored response a body continues, if it names one. */
+  previousOf(body: JsonObject): string | undefined;
+  /** Whether a body also names a stored conversation (which never goes together with a previous response). */
+  conversationOf(body: JsonObject): boolean;
+  /** Whether the answer to a body is stored, so that a later turn may continue it. */
+  stores(body: JsonObject): boolean;
+  /** The body with the session's model and reasoning level where it names none. */
+  withSettings(body: JsonObject, settings: { model: string | undefined; reasoning: string | undefined }): JsonObject;
+  /** The body carrying `history` (the items of every earlier turn) before its own input, naming no previous response. */
+  withHistory(body: JsonObject, history: unknown[]): JsonObject;
+  /** The items a turn adds to a held history: its input as items, then the answer's output items. */
+  turnItems(body: JsonObject, answer: JsonObject): unknown[];
 }
 
 /** A request the gateway makes for the provider's token count of a call, and where the answer holds it. */

@@ -182,13 +182,13 @@ describe("background Responses through the gateway, with the openai SDK", () => 
     expect(sizeHeader(next.response).cache_prefix_chars).toBe(300);
   });
 
-  it("forgets a deleted response, so that its continuation gets CACHE_PREFIX_UNKNOWN", async () => {
+  it("forgets a deleted response, so that its continuation is answered as unknown (SESSION_NOT_FOUND)", async () => {
     const client = bounded();
     const created = await client.responses.create({ model: "gpt-test", input: "delete me" });
     await client.responses.delete(created.id);
     expect(received()).toEqual(["POST /openai/v1/responses", `DELETE /openai/v1/responses/${created.id}`]);
     harness.upstream.received.length = 0;
-    expect(await codeOf(continuation(client, created.id))).toBe("CACHE_PREFIX_UNKNOWN");
+    expect(await codeOf(continuation(client, created.id))).toBe("previous_response_not_found");
     expect(received()).toEqual([]);
   });
 

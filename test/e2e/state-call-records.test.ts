@@ -119,9 +119,9 @@ describe("the call record of a rejected call", () => {
     const error = await rejected(
       client("records-3").responses.create({ model: "gpt-test", input: marker, previous_response_id: "resp_unknown" }),
     );
-    expect(error.code).toBe("CACHE_PREFIX_UNKNOWN");
+    expect(error.code).toBe("previous_response_not_found");
     const record = await recordOf(refOf(error));
-    expect(record).toMatchObject({ decision: "rejected", error: "CACHE_PREFIX_UNKNOWN", case: "records-3" });
+    expect(record).toMatchObject({ decision: "rejected", error: "SESSION_NOT_FOUND", case: "records-3" });
     expect(JSON.stringify(record)).not.toContain(marker);
     expect(JSON.stringify(record)).not.toContain("resp_unknown");
   });

@@ -57,7 +57,9 @@ beforeAll(async () => {
   before.cacheName = cache.name ?? "";
   before.cacheChars = lastSize().total_chars;
 
-  const turn = await openai().responses.create({ model: "gpt-test", input: "r".repeat(700) });
+  // Under a case, so that the follow-up after the policy change runs on the same (frozen) version: a session
+  // never continues across a policy change.
+  const turn = await openai("R1").responses.create({ model: "gpt-test", input: "r".repeat(700) });
   before.responseId = turn.id;
   before.historyChars = 700 + Array.from(turn.output_text).length;
 
@@ -94,7 +96,7 @@ describe("state after the gateway process is killed and a new one starts on the 
   });
 
   it("still counts the stored response history in a follow-up turn", async () => {
-    await openai().responses.create({ model: "gpt-test", input: "next", previous_response_id: before.responseId });
+    await openai("R1").responses.create({ model: "gpt-test", input: "next", previous_response_id: before.responseId });
     expect(lastSize()).toMatchObject({ cache_prefix_chars: before.historyChars, message_chars: 4 });
   });
 

@@ -74,22 +74,26 @@ describe("stored Responses history through the gateway, with the openai SDK", ()
     expect(harness.upstream.received).toHaveLength(0);
   });
 
-  it("rejects an unknown previous_response_id with CACHE_PREFIX_UNKNOWN under reject, sending nothing", async () => {
+  it("answers an unknown previous_response_id as OpenAI does (SESSION_NOT_FOUND), sending nothing", async () => {
     const error = await clientFor("investigation.bounded")
       .responses.create({ model: "gpt-test", input: "hi", previous_response_id: "resp_never_seen" })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("CACHE_PREFIX_UNKNOWN");
+    const refused = error as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(refused.code).toBe("previous_response_not_found");
+    expect(refused.param).toBe("previous_response_id");
+    expect(refused.message).toContain("Previous response with id 'resp_never_seen' not found.");
+    expect((refused.error as { promptgate: { code: string } }).promptgate.code).toBe("SESSION_NOT_FOUND");
     expect(harness.upstream.received).toHaveLength(0);
   });
 
-  it("does not keep the history of a response created with store: false", async () => {
+  it("keeps no session of a response created with store: false", async () => {
     const client = clientFor("investigation.bounded");
     const unstored = await client.responses.create({ model: "gpt-test", input: "transient", store: false });
     const error = await client.responses
       .create({ model: "gpt-test", input: "next", previous_response_id: unstored.id })
       .catch((caught: unknown) => caught);
-    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("CACHE_PREFIX_UNKNOWN");
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("previous_response_not_found");
   });
 
   it("counts the history of a streamed turn in the next turn", async () => {
@@ -106,35 +110,20 @@ describe("stored Responses history through the gateway, with the openai SDK", ()
     });
   });
 
-  it("estimates a stored response the gateway never saw from the provider's total_tokens under estimate", async () => {
-    // Stored at the provider directly, so the gateway holds no record of it.
+  it("never estimates a response the gateway did not see made: it may be another principal's (SESSION_NOT_FOUND)", async () => {
+    // Stored at the provider directly, under the same provider key, so the gateway holds no record of it.
     const direct = await fetch(`${harness.upstream.origin}/openai/v1/responses`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ model: "gpt-test", input: "q".repeat(2_000) }),
     });
-    const stored = (await direct.json()) as { id: string; usage: { total_tokens: number } };
+    const stored = (await direct.json()) as { id: string };
     harness.upstream.received.length = 0;
 
-    const next = await clientFor("investigation.estimate")
-      .responses.create({ model: "gpt-test", input: "go on", previous_response_id: stored.id })
-      .withResponse();
-    expect(sizeHeader(next.response)).toMatchObject({
-      cache_prefix_chars: Math.ceil(stored.usage.total_tokens * charsPerToken),
-      cache_prefix_estimated: true,
-      message_chars: 5,
-    });
-    expect(harness.upstream.received.map((request) => `${request.method} ${request.url}`)).toEqual([
-      `GET /openai/v1/responses/${stored.id}`,
-      "POST /openai/v1/responses",
-    ]);
-  });
-
-  it("refuses a response neither the gateway nor the provider knows with CACHE_PREFIX_UNKNOWN under estimate", async () => {
     const error = await clientFor("investigation.estimate")
-      .responses.create({ model: "gpt-test", input: "hi", previous_response_id: "resp_nowhere" })
+      .responses.create({ model: "gpt-test", input: "go on", previous_response_id: stored.id })
       .catch((caught: unknown) => caught);
-    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("CACHE_PREFIX_UNKNOWN");
-    expect(harness.upstream.received.map((request) => request.method)).toEqual(["GET"]);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("previous_response_not_found");
+    expect(harness.upstream.received).toHaveLength(0);
   });
 });

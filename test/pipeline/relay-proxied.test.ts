@@ -79,6 +79,7 @@ function recorderStub(): CallRecorder & { failures: unknown[] } {
     failures,
     internal: (cause) => void failures.push(cause),
     settle: async () => undefined,
+    hold: () => undefined,
   };
 }
 

@@ -563,7 +563,7 @@ describe("chatToResponse", () => {
       reasoning: { effort: null, summary: null },
       safety_identifier: null,
       service_tier: "default",
-      store: false,
+      store: true,
       temperature: null,
       text: { format: { type: "text" } },
       tool_choice: "auto",
@@ -713,7 +713,7 @@ describe("chatToResponse", () => {
       metadata: { k: "v" },
       reasoning: { effort: "high", summary: null },
       user: "u",
-      store: false,
+      store: true,
     };
     expect(chatToResponse(completion({ content: "{}" }), request, id)).toMatchObject(expected);
   });

@@ -9,6 +9,7 @@ import { classifyOpenAIError } from "./classify-openai-error.js";
 import { renderOpenAIError, renderOpenAIStreamError } from "./render-openai-error.js";
 import { parseResponseCreate } from "./response-create-body.js";
 import { finalResponseOf, responseStored } from "./responses-history.js";
+import { responsesSessions } from "./responses-session.js";
 import { responsesStructuredOutput } from "./responses-structured-output.js";
 import { responsesTokenCount } from "./responses-token-count.js";
 import { createOpenAISimulator } from "./simulated/simulator.js";
@@ -33,6 +34,7 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
       prefixEffect: responseStored,
       finalResponseOf,
       tokenCount: responsesTokenCount,
+      sessions: responsesSessions,
       reasoningOf: (body) =>
         isObject(body.reasoning) ? requestedLevel(body.reasoning.effort, "reasoning.effort") : undefined,
     },

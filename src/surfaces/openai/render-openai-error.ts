@@ -21,7 +21,7 @@ export function renderOpenAIError(error: GatewayError, ref: string): RenderedErr
         message: error.message,
         type: errorType(error),
         param: error.details.param ?? null,
-        code: error.code,
+        code: error.details.nativeCode ?? error.code,
         promptgate: promptgateMember(error, ref),
       },
     },

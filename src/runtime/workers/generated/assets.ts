@@ -1070,6 +1070,46 @@ export const namedSchemas: [string, unknown][] = [
               "default": []
             }
           }
+        },
+        "session": {
+          "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "idle_hours": {
+              "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 8760,
+              "default": 24
+            },
+            "max_days": {
+              "description": "Days after its first turn after which a session has expired, however active. Default 7.",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 365,
+              "default": 7
+            },
+            "max_start_tokens": {
+              "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.",
+              "type": "integer",
+              "minimum": 1,
+              "default": 900000
+            },
+            "max_total_tokens": {
+              "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.",
+              "type": "integer",
+              "minimum": 1,
+              "default": 1000000
+            },
+            "queue_seconds": {
+              "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 86400,
+              "default": 300
+            }
+          }
         }
       },
       "$defs": {
@@ -1167,6 +1207,16 @@ export const migrations: { name: string; statements: string[] }[] = [
       "CREATE INDEX IF NOT EXISTS calls_by_error ON calls (error, seq) WHERE error IS NOT NULL",
       "CREATE INDEX IF NOT EXISTS calls_by_policy ON calls (policy, seq)",
       "CREATE INDEX IF NOT EXISTS calls_by_policy_name ON calls (policy_name, seq)"
+    ]
+  },
+  {
+    "name": "0004_sessions.sql",
+    "statements": [
+      "CREATE TABLE IF NOT EXISTS sessions (\n  id TEXT PRIMARY KEY,\n  principal TEXT NOT NULL,\n  model TEXT NOT NULL,\n  reasoning TEXT,\n  profile TEXT,\n  policy TEXT NOT NULL,\n  selection TEXT NOT NULL,\n  held INTEGER NOT NULL CHECK (held IN (0, 1)),\n  started_at INTEGER NOT NULL,\n  last_turn_at INTEGER NOT NULL,\n  turn_holder TEXT,\n  turn_until INTEGER\n)",
+      "CREATE TABLE IF NOT EXISTS secrets (\n  name TEXT PRIMARY KEY,\n  value TEXT NOT NULL\n)",
+      "ALTER TABLE response_histories ADD COLUMN session_id TEXT",
+      "ALTER TABLE response_histories ADD COLUMN previous_id TEXT",
+      "ALTER TABLE response_histories ADD COLUMN items TEXT"
     ]
   }
 ];

@@ -8,7 +8,7 @@ import type { JsonObject } from "../../wire-fields.js";
 
 /** Why some members cannot be translated, for the refusal's message (fixed text, no request content). */
 const reasons = new Map([
-  ["previous_response_id", "the gateway keeps no responses of such models"],
+  ["previous_response_id", "a response OpenAI keeps cannot be continued at another provider"],
   ["conversation", "the gateway keeps no conversations for such models"],
   ["background", "it is answered while the client waits"],
   ["prompt", "stored prompt templates live at OpenAI"],

@@ -118,8 +118,8 @@ export function responseOf(request: JsonObject, generated: Generated): WireRespo
     reasoning: { effort: efforts.find((effort) => effort === reasoning.effort) ?? null, summary: null },
     safety_identifier: stringOr(request.safety_identifier, null),
     service_tier: "default",
-    // Not kept by the gateway, whatever the request asked: a later turn cannot name it.
-    store: false,
+    // Kept by the gateway (as its session's turn) unless the request asked otherwise.
+    store: request.store !== false,
     temperature: numberOr(request.temperature, null),
     text: echoedText(request),
     tool_choice: echoedToolChoice(request.tool_choice),

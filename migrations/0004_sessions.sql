@@ -1,0 +1,30 @@
+-- Schema version 4: follow-up sessions over Responses `previous_response_id` (seed 004).
+-- A session is named by its first response's id, belongs to the keyed hash of the credential that started it,
+-- and keeps the settings its first turn fixed; `turn_holder`/`turn_until` let one turn of it run at a time across
+-- processes (a hold that runs out frees the session when its holder died). A stored response says which session
+-- it is a turn of, which response it continued, and, where the provider keeps no history (a model routed to another
+-- provider), this turn's input and output items, from which a later turn is rebuilt.
+-- `secrets` holds random keys made once per database (the key of principal hashes).
+-- ADD COLUMN cannot say IF NOT EXISTS: this file runs exactly once, under `PRAGMA user_version` on Node and the
+-- `d1_migrations` ledger on D1 (src/runtime/workers/d1-store.ts).
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  principal TEXT NOT NULL,
+  model TEXT NOT NULL,
+  reasoning TEXT,
+  profile TEXT,
+  policy TEXT NOT NULL,
+  selection TEXT NOT NULL,
+  held INTEGER NOT NULL CHECK (held IN (0, 1)),
+  started_at INTEGER NOT NULL,
+  last_turn_at INTEGER NOT NULL,
+  turn_holder TEXT,
+  turn_until INTEGER
+);
+CREATE TABLE IF NOT EXISTS secrets (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+ALTER TABLE response_histories ADD COLUMN session_id TEXT;
+ALTER TABLE response_histories ADD COLUMN previous_id TEXT;
+ALTER TABLE response_histories ADD COLUMN items TEXT;
