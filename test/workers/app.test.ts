@@ -258,13 +258,13 @@ describe("case freezing and call records in D1", () => {
   });
 });
 
-describe("stored history in D1", () => {
-  function respond(input: string, previous?: string): Promise<Response> {
-    const body: Json = { model: "gpt-test", input };
+describe("stored history and sessions in D1", () => {
+  function respond(input: string, previous?: string, key = "sk-edge-alice", model = "gpt-test"): Promise<Response> {
+    const body: Json = { model, input };
     if (previous !== undefined) body.previous_response_id = previous;
     return send("/policies/investigation.bounded/openai/v1/responses", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
       body: JSON.stringify(body),
     });
   }
@@ -278,10 +278,34 @@ describe("stored history in D1", () => {
     expect(promptSizeOf(second).cache_prefix_chars).toBeGreaterThan(4000);
   });
 
-  it("refuses an unknown previous_response_id with 400 CACHE_PREFIX_UNKNOWN under reject", async () => {
+  it("answers an unknown previous_response_id with OpenAI's previous_response_not_found (SESSION_NOT_FOUND)", async () => {
     const response = await respond("hello", "resp_unknown0000");
     expect(response.status).toBe(400);
     const body = (await response.json()) as OpenAIError;
-    expect(body.error.code).toBe("CACHE_PREFIX_UNKNOWN");
+    expect(body.error).toMatchObject({
+      message: "Previous response with id 'resp_unknown0000' not found.",
+      code: "previous_response_not_found",
+      param: "previous_response_id",
+      promptgate: { code: "SESSION_NOT_FOUND" },
+    });
+  });
+
+  it("answers another principal's response as unknown", async () => {
+    const first = await respond("mine");
+    const { id } = (await first.json()) as { id: string };
+    const response = await respond("theirs", id, "sk-edge-mallory");
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as OpenAIError).error.promptgate.code).toBe("SESSION_NOT_FOUND");
+  });
+
+  it("refuses a continuation that changes the session's model", async () => {
+    const first = await respond("hello");
+    const { id } = (await first.json()) as { id: string };
+    const response = await respond("next", id, "sk-edge-alice", "gpt-other");
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as OpenAIError).error).toMatchObject({
+      code: "SESSION_SETTINGS_CHANGED",
+      param: "model",
+    });
   });
 });

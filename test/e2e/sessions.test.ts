@@ -1,0 +1,409 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.js";
+import { readConfig } from "../../src/config.js";
+import type { Deps } from "../../src/deps.js";
+import { newRef } from "../../src/errors/ref.js";
+import { identifyPolicies } from "../../src/policy/identify-policy.js";
+import type { Policy } from "../../src/policy/policy.js";
+import type { CallRecord } from "../../src/record/call-record.js";
+import { modelTableOf } from "../../src/routing/model-table.js";
+import { openStore } from "../../src/runtime/node/open-store.js";
+import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
+import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
+import { memoryStore } from "../../src/store/memory-store.js";
+import type { Store } from "../../src/store/store.js";
+import { surfaceNames } from "../../src/surfaces/surfaces.js";
+import { fetchTransport } from "../../src/transport/fetch-transport.js";
+
+// Follow-up sessions over previous_response_id (issue 16), through the openai SDK against the gateway's app with
+// the simulated providers and a fake clock, on the memory store and on SQLite.
+
+const hour = 60 * 60 * 1000;
+
+/** A policy of the bundled set, under another name, with its own session limits. */
+function sessionPolicy(name: string, session: Partial<NonNullable<Policy["session"]>>) {
+  const base = bundledPolicies.find((entry) => entry.policy.name === "case.interpretation");
+  if (base === undefined) throw new Error("case.interpretation is not bundled");
+  return { source: `${name}.toml`, policy: { ...base.policy, name, session: { ...session } } as Policy };
+}
+
+interface Sent {
+  path: string;
+  body: Record<string, unknown>;
+  at: number;
+}
+
+interface Gateway {
+  client(options?: { key?: string; policy?: string; label?: string }): OpenAI;
+  /** What reached the simulated providers, in order. */
+  sent: Sent[];
+  records: CallRecord[];
+  clock: { now: number };
+  /** Holds every upstream request until `release` is called (for serialized turns). */
+  gate(): () => void;
+  app: ReturnType<typeof createApp>;
+}
+
+const stores: [string, () => Store][] = [
+  ["memory", () => memoryStore()],
+  [
+    "SQLite",
+    () =>
+      openStore({
+        db: join(mkdtempSync(join(tmpdir(), "promptgate-sessions-")), "state.db"),
+        explicit: true,
+        workingDirectory: process.cwd(),
+      }),
+  ],
+];
+
+const open: Store[] = [];
+afterEach(async () => {
+  for (const store of open.splice(0)) await store.close();
+});
+
+async function gatewayOn(makeStore: () => Store, environment: Record<string, string> = {}): Promise<Gateway> {
+  const clock = { now: Date.parse("2026-12-01T12:00:00Z") };
+  const simulated = createSimulatedProvider({ clock: { now: () => new Date(clock.now) } } as never);
+  const sent: Sent[] = [];
+  let held: Promise<void> | undefined;
+  const transport = fetchTransport(async (request: Request) => {
+    const body = request.method === "POST" ? ((await request.clone().json()) as Record<string, unknown>) : {};
+    sent.push({ path: new URL(request.url).pathname, body, at: Date.now() });
+    if (held !== undefined) await held;
+    return simulated.fetch(request);
+  });
+  const store = makeStore();
+  open.push(store);
+  const records: CallRecord[] = [];
+  const policies = await identifyPolicies([
+    ...bundledPolicies,
+    sessionPolicy("session.capped", { max_start_tokens: 100, max_total_tokens: 150 }),
+    sessionPolicy("session.short", { idle_hours: 1, max_days: 1, queue_seconds: 1 }),
+  ]);
+  const deps: Deps = {
+    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
+    policies,
+    models: modelTableOf(undefined, surfaceNames),
+    transport,
+    schemas: new Map(),
+    store,
+    recordCall: async (record) => void records.push(record),
+    newRef,
+    now: () => new Date(clock.now),
+  };
+  const app = createApp(deps);
+  return {
+    app,
+    sent,
+    records,
+    clock,
+    gate() {
+      let release = () => {};
+      held = new Promise((resolve) => {
+        release = () => {
+          held = undefined;
+          resolve();
+        };
+      });
+      return release;
+    },
+    client({ key = "sk-alice", policy, label } = {}) {
+      return new OpenAI({
+        apiKey: key,
+        baseURL: `http://gateway.test${policy === undefined ? "" : `/policies/${policy}`}/openai/v1`,
+        maxRetries: 0,
+        fetch: (url, init) => app.fetch(new Request(url, init)),
+        ...(label === undefined ? {} : { defaultHeaders: { "x-promptgate-call": label } }),
+      });
+    },
+  };
+}
+
+/** The error body a rejected call got, as the SDK reads it. */
+async function refusal(call: Promise<unknown>) {
+  const error = await call.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(OpenAI.APIError);
+  const apiError = error as InstanceType<typeof OpenAI.APIError>;
+  const body = apiError.error as { promptgate: { code: string } };
+  return { status: apiError.status, code: apiError.code, param: apiError.param, promptgate: body.promptgate.code };
+}
+
+const responsesSent = (gateway: Gateway) => gateway.sent.filter((request) => request.path.endsWith("/responses"));
+
+describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) => {
+  it("continues a stored response, counting its history, and inherits the model it omits", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "a".repeat(200) });
+    const next = await client.responses
+      .create({
+        input: "and then?",
+        previous_response_id: first.id,
+      } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+      .withResponse();
+    const size = JSON.parse(next.response.headers.get("x-promptgate-prompt-size") ?? "{}");
+    expect(size.cache_prefix_chars).toBe(200 + Array.from(first.output_text).length);
+    expect(responsesSent(gateway).at(-1)?.body).toMatchObject({ model: "gpt-4.1", previous_response_id: first.id });
+  });
+
+  it("answers an unknown id with OpenAI's exact previous_response_not_found body, sending nothing", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const response = await gateway.app.fetch(
+      new Request("http://gateway.test/openai/v1/responses", {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer sk-alice" },
+        body: JSON.stringify({ model: "gpt-4.1", input: "hi", previous_response_id: "resp_nobody" }),
+      }),
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: Record<string, unknown> & { promptgate: unknown } };
+    const { promptgate, ...native } = body.error;
+    expect(native).toEqual({
+      message: "Previous response with id 'resp_nobody' not found.",
+      type: "invalid_request_error",
+      param: "previous_response_id",
+      code: "previous_response_not_found",
+    });
+    expect(promptgate).toMatchObject({ code: "SESSION_NOT_FOUND", retryable: false });
+    expect(gateway.sent).toEqual([]);
+  });
+
+  it("answers another principal's id exactly as an unknown one (pass-through: another provider key)", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const mine = await gateway.client({ key: "sk-alice" }).responses.create({ model: "gpt-4.1", input: "secret" });
+    const sentBefore = gateway.sent.length;
+    const theirs = await refusal(
+      gateway.client({ key: "sk-mallory" }).responses.create({
+        model: "gpt-4.1",
+        input: "what did they say?",
+        previous_response_id: mine.id,
+      }),
+    );
+    expect(theirs).toEqual({
+      status: 400,
+      code: "previous_response_not_found",
+      param: "previous_response_id",
+      promptgate: "SESSION_NOT_FOUND",
+    });
+    expect(gateway.sent.length).toBe(sentBefore);
+  });
+
+  it("binds a session to the gateway key that started it, never to the provider key all calls share", async () => {
+    const gateway = await gatewayOn(makeStore, { PROMPTGATE_KEYS: "pg-alice,pg-bob" });
+    const mine = await gateway.client({ key: "pg-alice" }).responses.create({ model: "gpt-4.1", input: "secret" });
+    const theirs = await refusal(
+      gateway
+        .client({ key: "pg-bob" })
+        .responses.create({ model: "gpt-4.1", input: "go on", previous_response_id: mine.id }),
+    );
+    expect(theirs.promptgate).toBe("SESSION_NOT_FOUND");
+    await gateway
+      .client({ key: "pg-alice" })
+      .responses.create({ model: "gpt-4.1", input: "go on", previous_response_id: mine.id });
+  });
+
+  it("expires a session after 24 hours without a turn", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    gateway.clock.now += 24 * hour;
+    const kept = await client.responses.create({
+      model: "gpt-4.1",
+      input: "still here",
+      previous_response_id: first.id,
+    });
+    gateway.clock.now += 24 * hour + 1;
+    const expired = await refusal(
+      client.responses.create({ model: "gpt-4.1", input: "too late", previous_response_id: kept.id }),
+    );
+    expect(expired).toMatchObject({ status: 400, code: "previous_response_not_found", promptgate: "SESSION_EXPIRED" });
+  });
+
+  it("expires a session 7 days after its first turn, however active", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    let last = await client.responses.create({ model: "gpt-4.1", input: "day 0" });
+    for (let day = 1; day <= 7; day++) {
+      gateway.clock.now += 24 * hour - 1;
+      last = await client.responses.create({ model: "gpt-4.1", input: `day ${day}`, previous_response_id: last.id });
+    }
+    gateway.clock.now += 8 * hour;
+    const expired = await refusal(
+      client.responses.create({ model: "gpt-4.1", input: "day 8", previous_response_id: last.id }),
+    );
+    expect(expired.promptgate).toBe("SESSION_EXPIRED");
+  });
+
+  it("takes its lifetime from the policy's [session] table", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "session.short" });
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    gateway.clock.now += hour + 1;
+    const expired = await refusal(
+      client.responses.create({ model: "gpt-4.1", input: "later", previous_response_id: first.id }),
+    );
+    expect(expired.promptgate).toBe("SESSION_EXPIRED");
+  });
+
+  it("pins model, reasoning level and profile: a change is SESSION_SETTINGS_CHANGED naming it, an omission inherits", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ label: "wiki_assistant" });
+    const first = await client.responses.create({ model: "o4-mini", input: "hello", reasoning: { effort: "low" } });
+    const continued = { input: "next", previous_response_id: first.id };
+
+    const model = await refusal(client.responses.create({ ...continued, model: "gpt-4.1" }));
+    expect(model).toMatchObject({ status: 400, code: "SESSION_SETTINGS_CHANGED", param: "model" });
+    const reasoning = await refusal(
+      client.responses.create({ ...continued, model: "o4-mini", reasoning: { effort: "high" } }),
+    );
+    expect(reasoning).toMatchObject({ code: "SESSION_SETTINGS_CHANGED", param: "reasoning.effort" });
+    const profile = await refusal(
+      gateway.client({ label: "site_locator" }).responses.create({ ...continued, model: "o4-mini" }),
+    );
+    expect(profile).toMatchObject({ code: "SESSION_SETTINGS_CHANGED", param: "x-promptgate-call" });
+
+    // A continuation without model, reasoning or label runs with the session's.
+    await gateway.client().responses.create(continued as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    expect(responsesSent(gateway).at(-1)?.body).toMatchObject({ model: "o4-mini", reasoning: { effort: "low" } });
+    expect(gateway.records.at(-1)?.call_label).toBe("wiki_assistant");
+  });
+
+  it("never continues a session across a policy change (a selection change)", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const first = await gateway.client().responses.create({ model: "gpt-4.1", input: "hello" });
+    const moved = await refusal(
+      gateway
+        .client({ policy: "case.interpretation" })
+        .responses.create({ model: "gpt-4.1", input: "next", previous_response_id: first.id }),
+    );
+    expect(moved).toMatchObject({ code: "SESSION_SETTINGS_CHANGED", param: "previous_response_id" });
+  });
+
+  it("runs two turns of one session one after the other, forks included", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    const release = gateway.gate();
+    const one = client.responses.create({ model: "gpt-4.1", input: "fork one", previous_response_id: first.id });
+    const two = client.responses.create({ model: "gpt-4.1", input: "fork two", previous_response_id: first.id });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The first turn reached the provider; the second waits for it to end.
+    expect(responsesSent(gateway)).toHaveLength(2);
+    release();
+    await Promise.all([one, two]);
+    const forks = responsesSent(gateway).slice(1);
+    expect(forks.map((request) => request.body.input).sort()).toEqual(["fork one", "fork two"]);
+  });
+
+  it("fails a turn that waits past the queue deadline with timeout, sending nothing", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "session.short" });
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    const release = gateway.gate();
+    const running = client.responses.create({ model: "gpt-4.1", input: "slow", previous_response_id: first.id });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const waiting = client.responses.create({ model: "gpt-4.1", input: "queued", previous_response_id: first.id });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    gateway.clock.now += 1_001;
+    const timedOut = await refusal(waiting);
+    expect(timedOut).toMatchObject({ status: 504, promptgate: "timeout" });
+    release();
+    await running;
+    expect(responsesSent(gateway).map((request) => request.body.input)).toEqual(["hello", "slow"]);
+  });
+
+  it("refuses a session start or turn over the token caps with SESSION_TOKEN_LIMIT, sending nothing", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "session.capped" });
+    const perToken = 5; // the default chars_per_token, which case.interpretation keeps
+    const start = await refusal(client.responses.create({ model: "gpt-4.1", input: "x".repeat(101 * perToken) }));
+    expect(start).toMatchObject({ status: 400, code: "SESSION_TOKEN_LIMIT" });
+    expect(gateway.sent).toEqual([]);
+    // Not stored, so no session starts: the start cap does not apply.
+    await client.responses.create({ model: "gpt-4.1", input: "x".repeat(101 * perToken), store: false });
+
+    const first = await client.responses.create({ model: "gpt-4.1", input: "x".repeat(90 * perToken) });
+    const total = await refusal(
+      client.responses.create({ model: "gpt-4.1", input: "y".repeat(60 * perToken), previous_response_id: first.id }),
+    );
+    expect(total).toMatchObject({ code: "SESSION_TOKEN_LIMIT" });
+    expect(gateway.records.at(-1)).toMatchObject({ decision: "rejected", error: "SESSION_TOKEN_LIMIT" });
+  });
+
+  it("refuses previous_response_id together with conversation", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    const both = await refusal(
+      client.responses.create({
+        model: "gpt-4.1",
+        input: "next",
+        previous_response_id: first.id,
+        conversation: "conv_1",
+      }),
+    );
+    expect(both).toMatchObject({ status: 400, code: "INVALID_REQUEST", param: "conversation" });
+  });
+
+  it("holds the history of a model routed to a provider without stored state, and rebuilds it into the next call", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gemini-2.5-flash", input: "Remember the word KESTREL." });
+    expect(first.id).toMatch(/^resp_/);
+    const second = await client.responses.create({
+      model: "gemini-2.5-flash",
+      input: "Which word?",
+      previous_response_id: first.id,
+    });
+    const third = await client.responses
+      .create({
+        input: "Once more.",
+        previous_response_id: second.id,
+      } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+      .withResponse();
+    const calls = gateway.sent.filter((request) => request.path.includes(":generateContent"));
+    expect(calls).toHaveLength(3);
+    const texts = JSON.stringify(calls[2]?.body.contents);
+    for (const said of [
+      "Remember the word KESTREL.",
+      first.output_text,
+      "Which word?",
+      second.output_text,
+      "Once more.",
+    ]) {
+      expect(texts).toContain(JSON.stringify(said).slice(1, -1));
+    }
+    const size = JSON.parse(third.response.headers.get("x-promptgate-prompt-size") ?? "{}");
+    const history = ["Remember the word KESTREL.", first.output_text, "Which word?", second.output_text];
+    expect(size.message_chars).toBeGreaterThanOrEqual(
+      history.reduce((sum, text) => sum + Array.from(text).length, 0) + "Once more.".length,
+    );
+  });
+
+  it("holds a streamed routed turn's history too", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const stream = await client.responses.create({ model: "gemini-2.5-flash", input: "Streamed first.", stream: true });
+    let id: string | undefined;
+    let text = "";
+    for await (const event of stream) {
+      if (event.type === "response.completed") {
+        id = event.response.id;
+        text = event.response.output_text ?? "";
+      }
+    }
+    expect(id).toMatch(/^resp_/);
+    await client.responses.create({ model: "gemini-2.5-flash", input: "Then?", previous_response_id: id });
+    const last = gateway.sent.filter((request) => request.path.includes(":generateContent")).at(-1);
+    expect(JSON.stringify(last?.body.contents)).toContain("Streamed first.");
+    if (text !== "") expect(JSON.stringify(last?.body.contents)).toContain(JSON.stringify(text).slice(1, -1));
+  });
+});
