@@ -15,6 +15,7 @@ import { relayProxied } from "./relay-proxied.js";
 import { casePolicy, requestedPolicy } from "./resolve-policy.js";
 import { sendCall } from "./send-call.js";
 import { sendUpstream } from "./send-upstream.js";
+import { ownStoredResponse } from "./session-turn.js";
 import { callSecrets, openUpstreamCall } from "./upstream-call.js";
 import { writeLog } from "./write-log.js";
 
@@ -97,6 +98,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline });
     if (endpoint.kind === "proxy") {
+      if (endpoint.responseIdOf !== undefined) await ownStoredResponse(deps, input, endpoint.responseIdOf(path));
       const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);
       const response = await sendUpstream(deps, call, path, body);
       record.decision = "sent";

@@ -11,6 +11,31 @@ import type { CallRecorder } from "./call-recorder.js";
 import type { SurfaceRequest } from "./handle-surface-request.js";
 import { principalOf } from "./principal.js";
 
+/** The principal of a request: the keyed hash of the first credential it presents. */
+function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {
+  const credential = presentedCredentials(input.surface, input.request.headers, new URL(input.request.url))[0];
+  return principalOf(deps.store, credential);
+}
+
+/**
+ * Lets a request reach a stored response (retrieve, delete, cancel, list its input) only when it is the caller's:
+ * a response of another principal's session is 404, as an unknown one is. A response the gateway did not see made
+ * is the provider's to judge in pass-through, where the caller's own key goes there; with gateway keys, where every
+ * caller shares the provider key, it is 404 too.
+ */
+export async function ownStoredResponse(deps: Deps, input: SurfaceRequest, id: string): Promise<void> {
+  const history = await deps.store.getResponseHistory(id, deps.now().getTime());
+  const session = history?.session === undefined ? undefined : await deps.store.getSession(history.session);
+  const mine =
+    session === undefined ? deps.config.gatewayKeys.length === 0 : session.principal === (await callerOf(deps, input));
+  if (!mine) throw new GatewayError("NOT_FOUND", 404, `No response found with id '${shownId(id)}'.`);
+}
+
+/** A response id as a message may repeat it: only when it looks like one. */
+function shownId(id: string): string {
+  return /^[A-Za-z0-9_-]{1,256}$/.test(id) ? id : "(not an id)";
+}
+
 /** The settings a session's first turn fixes: a continuation may omit them, never change them. */
 export interface SessionSettings {
   model: string | undefined;
@@ -74,8 +99,7 @@ export async function openSessionTurn(
       "conversation",
     );
   }
-  const credential = presentedCredentials(input.surface, input.request.headers, new URL(input.request.url))[0];
-  const principal = await principalOf(deps.store, credential);
+  const principal = await callerOf(deps, input);
   const requested: SessionSettings = {
     model: typeof body.model === "string" ? body.model : undefined,
     reasoning: context.requestedReasoning,
@@ -171,8 +195,7 @@ export function selectionOf(deps: Deps, model: string | undefined): string {
  * code in the `promptgate` member: the same whether the id is unknown, another principal's or expired.
  */
 function sessionError(code: "SESSION_NOT_FOUND" | "SESSION_EXPIRED", id: string): GatewayError {
-  const shown = /^[A-Za-z0-9_-]{1,256}$/.test(id) ? id : "(not an id)";
-  return new GatewayError(code, 400, `Previous response with id '${shown}' not found.`, {
+  return new GatewayError(code, 400, `Previous response with id '${shownId(id)}' not found.`, {
     param: "previous_response_id",
     nativeCode: "previous_response_not_found",
   });

@@ -108,6 +108,8 @@ export interface ProxyEndpoint {
   kind: "proxy";
   /** A model list (`data` of model objects) to which the model table's named models are added. */
   listsModels?: boolean;
+  /** The stored response a route names (`/responses/{id}/…`): only the principal whose session it is reaches it. */
+  responseIdOf?(path: string): string;
   /** Read from a successful whole answer, or from the final response of a streamed one (`finalResponseOf`). */
   prefixEffect?: PrefixEffectReader;
   /** The complete response a streamed event carries at the end of a stream, if this event does. */

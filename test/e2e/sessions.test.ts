@@ -117,7 +117,7 @@ async function gatewayOn(makeStore: () => Store, environment: Record<string, str
         apiKey: key,
         baseURL: `http://gateway.test${policy === undefined ? "" : `/policies/${policy}`}/openai/v1`,
         maxRetries: 0,
-        fetch: (url, init) => app.fetch(new Request(url, init)),
+        fetch: async (url, init) => app.fetch(new Request(url, init)),
         ...(label === undefined ? {} : { defaultHeaders: { "x-promptgate-call": label } }),
       });
     },
@@ -208,6 +208,30 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
     await gateway
       .client({ key: "pg-alice" })
       .responses.create({ model: "gpt-4.1", input: "go on", previous_response_id: mine.id });
+  });
+
+  it("lets only the session's principal retrieve, list or delete a stored response", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const mine = await gateway.client({ key: "sk-alice" }).responses.create({ model: "gpt-4.1", input: "secret" });
+    const mallory = gateway.client({ key: "sk-mallory" });
+    const sentBefore = gateway.sent.length;
+    for (const attempt of [
+      () => mallory.responses.retrieve(mine.id),
+      () => mallory.responses.inputItems.list(mine.id),
+      () => mallory.responses.delete(mine.id),
+    ]) {
+      expect(await refusal(attempt())).toMatchObject({ status: 404 });
+    }
+    expect(gateway.sent.length).toBe(sentBefore);
+    const retrieved = await gateway.client({ key: "sk-alice" }).responses.retrieve(mine.id);
+    expect(retrieved.id).toBe(mine.id);
+  });
+
+  it("with gateway keys, never forwards a retrieval of a response the gateway did not see made", async () => {
+    const gateway = await gatewayOn(makeStore, { PROMPTGATE_KEYS: "pg-alice" });
+    const unknown = await refusal(gateway.client({ key: "pg-alice" }).responses.retrieve("resp_made_elsewhere"));
+    expect(unknown).toMatchObject({ status: 404 });
+    expect(gateway.sent).toEqual([]);
   });
 
   it("expires a session after 24 hours without a turn", async () => {

@@ -34,7 +34,7 @@ const ended = new Set(["completed", "incomplete", "failed", "cancelled"]);
 const finalEvents = new Set(["response.completed", "response.incomplete", "response.failed"]);
 
 /** The id of `/responses/{id}` or `/responses/{id}/…`, a route path the surface matched. */
-function responseIdOf(path: string): string {
+export function responseIdOf(path: string): string {
   return path.split("/")[2] ?? "";
 }
 

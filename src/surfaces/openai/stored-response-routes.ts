@@ -1,5 +1,5 @@
 import type { Endpoint, MethodNotAllowed } from "../surface.js";
-import { finalResponseOf, responseDeleted, responseEnded } from "./responses-history.js";
+import { finalResponseOf, responseDeleted, responseEnded, responseIdOf } from "./responses-history.js";
 
 /** A Responses id as the API makes them (`resp_…`); any other segment is no route, so it never reaches upstream. */
 export const responseIdPattern = /^[A-Za-z0-9_-]{1,256}$/;
@@ -13,16 +13,16 @@ const routes = new Map<string, Map<string, Endpoint>>([
     "",
     new Map<string, Endpoint>([
       // A retrieval that finds the response ended, as JSON or at the end of its stream, makes its output known.
-      ["GET", { kind: "proxy", prefixEffect: responseEnded, finalResponseOf }],
-      ["DELETE", { kind: "proxy", prefixEffect: responseDeleted }],
+      ["GET", { kind: "proxy", prefixEffect: responseEnded, finalResponseOf, responseIdOf }],
+      ["DELETE", { kind: "proxy", prefixEffect: responseDeleted, responseIdOf }],
     ]),
   ],
-  ["/cancel", new Map<string, Endpoint>([["POST", { kind: "proxy", prefixEffect: responseEnded }]])],
-  ["/input_items", new Map<string, Endpoint>([["GET", { kind: "proxy" }]])],
+  ["/cancel", new Map<string, Endpoint>([["POST", { kind: "proxy", prefixEffect: responseEnded, responseIdOf }]])],
+  ["/input_items", new Map<string, Endpoint>([["GET", { kind: "proxy", responseIdOf }]])],
 ]);
 
 /**
- * The lifecycle routes of a stored (e.g. background) response, proxied: `GET` and `DELETE
+ * The lifecycle routes of a stored (e.g. background) response, proxied for the principal whose session it is: `GET` and `DELETE
  * /responses/{id}`, `POST /responses/{id}/cancel` and `GET /responses/{id}/input_items`;
  * undefined for any other path.
  */
