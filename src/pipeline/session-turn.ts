@@ -288,7 +288,7 @@ export async function keepTurn(deps: Deps, answered: AnsweredTurn, stored: Store
   const session = turn.session?.id ?? stored.id;
   if (turn.session === undefined) {
     const { model, reasoning, profile } = turn.settings;
-    await deps.store.putSession({
+    const started = await deps.store.putSession({
       id: session,
       principal: turn.principal,
       model: model ?? "",
@@ -300,6 +300,8 @@ export async function keepTurn(deps: Deps, answered: AnsweredTurn, stored: Store
       startedAt: now,
       lastTurnAt: now,
     });
+    // A provider that gives an id twice never makes one principal's session another's: the second is not kept.
+    if (!started) throw new Error("The provider answered with a response id that another principal's session holds.");
   } else {
     await deps.store.touchSession(session, now);
   }

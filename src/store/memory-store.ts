@@ -124,7 +124,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async putSession(record) {
-      if (!sessions.has(record.id)) sessions.set(record.id, { ...record });
+      const known = sessions.peek(record.id);
+      if (known === undefined) sessions.set(record.id, { ...record });
+      return (known ?? record).principal === record.principal;
     },
     async getSession(id) {
       const record = sessions.peek(id);

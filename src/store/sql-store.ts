@@ -200,22 +200,26 @@ export function sqlStore(database: SqlExecutor): Store {
     },
 
     async putSession(record) {
-      await database.run([
-        `INSERT INTO sessions (id, principal, model, reasoning, profile, policy, selection, held, started_at, last_turn_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      const kept = await database.writeThenRead<{ principal: string }>(
         [
-          record.id,
-          record.principal,
-          record.model,
-          record.reasoning ?? null,
-          record.profile ?? null,
-          record.policy,
-          record.selection,
-          record.held ? 1 : 0,
-          record.startedAt,
-          record.lastTurnAt,
+          `INSERT INTO sessions (id, principal, model, reasoning, profile, policy, selection, held, started_at, last_turn_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+          [
+            record.id,
+            record.principal,
+            record.model,
+            record.reasoning ?? null,
+            record.profile ?? null,
+            record.policy,
+            record.selection,
+            record.held ? 1 : 0,
+            record.startedAt,
+            record.lastTurnAt,
+          ],
         ],
-      ]);
+        ["SELECT principal FROM sessions WHERE id = ?", [record.id]],
+      );
+      return kept?.principal === record.principal;
     },
     async getSession(id) {
       const row = await database.first<SessionRow>([

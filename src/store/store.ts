@@ -114,8 +114,11 @@ export interface Store {
   completeResponseHistory(id: string, outputChars: number): Promise<void>;
   deleteResponseHistory(id: string): Promise<void>;
 
-  /** Keeps a session as its first turn made it; a known id changes nothing. */
-  putSession(record: SessionRecord): Promise<void>;
+  /**
+   * Keeps a session as its first turn made it, atomically; a known id changes nothing. Returns whether the session
+   * under that id is the principal's (false when another principal's session holds the id).
+   */
+  putSession(record: SessionRecord): Promise<boolean>;
   getSession(id: string): Promise<SessionRecord | undefined>;
   /** Notes a turn at `at` (epoch ms); a later turn already noted stays. */
   touchSession(id: string, at: number): Promise<void>;

@@ -1,140 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
-import { readConfig } from "../../src/config.js";
-import type { Deps } from "../../src/deps.js";
-import { newRef } from "../../src/errors/ref.js";
-import { identifyPolicies } from "../../src/policy/identify-policy.js";
-import type { Policy } from "../../src/policy/policy.js";
-import type { CallRecord } from "../../src/record/call-record.js";
-import { modelTableOf } from "../../src/routing/model-table.js";
-import { openStore } from "../../src/runtime/node/open-store.js";
-import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
-import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
-import { memoryStore } from "../../src/store/memory-store.js";
-import type { Store } from "../../src/store/store.js";
-import { surfaceNames } from "../../src/surfaces/surfaces.js";
-import { fetchTransport } from "../../src/transport/fetch-transport.js";
+import type OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { type Gateway, gatewayOn, hour, refusal, stores } from "../support/session-gateway.js";
 
 // Follow-up sessions over previous_response_id (issue 16), through the openai SDK against the gateway's app with
 // the simulated providers and a fake clock, on the memory store and on SQLite.
-
-const hour = 60 * 60 * 1000;
-
-/** A policy of the bundled set, under another name, with its own session limits. */
-function sessionPolicy(name: string, session: Partial<NonNullable<Policy["session"]>>) {
-  const base = bundledPolicies.find((entry) => entry.policy.name === "case.interpretation");
-  if (base === undefined) throw new Error("case.interpretation is not bundled");
-  return { source: `${name}.toml`, policy: { ...base.policy, name, session: { ...session } } as Policy };
-}
-
-interface Sent {
-  path: string;
-  body: Record<string, unknown>;
-  at: number;
-}
-
-interface Gateway {
-  client(options?: { key?: string; policy?: string; label?: string }): OpenAI;
-  /** What reached the simulated providers, in order. */
-  sent: Sent[];
-  records: CallRecord[];
-  clock: { now: number };
-  /** Holds every upstream request until `release` is called (for serialized turns). */
-  gate(): () => void;
-  app: ReturnType<typeof createApp>;
-}
-
-const stores: [string, () => Store][] = [
-  ["memory", () => memoryStore()],
-  [
-    "SQLite",
-    () =>
-      openStore({
-        db: join(mkdtempSync(join(tmpdir(), "promptgate-sessions-")), "state.db"),
-        explicit: true,
-        workingDirectory: process.cwd(),
-      }),
-  ],
-];
-
-const open: Store[] = [];
-afterEach(async () => {
-  for (const store of open.splice(0)) await store.close();
-});
-
-async function gatewayOn(makeStore: () => Store, environment: Record<string, string> = {}): Promise<Gateway> {
-  const clock = { now: Date.parse("2026-12-01T12:00:00Z") };
-  const simulated = createSimulatedProvider({ clock: { now: () => new Date(clock.now) } } as never);
-  const sent: Sent[] = [];
-  let held: Promise<void> | undefined;
-  const transport = fetchTransport(async (request: Request) => {
-    const body = request.method === "POST" ? ((await request.clone().json()) as Record<string, unknown>) : {};
-    sent.push({ path: new URL(request.url).pathname, body, at: Date.now() });
-    if (held !== undefined) await held;
-    return simulated.fetch(request);
-  });
-  const store = makeStore();
-  open.push(store);
-  const records: CallRecord[] = [];
-  const policies = await identifyPolicies([
-    ...bundledPolicies,
-    sessionPolicy("session.capped", { max_start_tokens: 100, max_total_tokens: 150 }),
-    sessionPolicy("session.short", { idle_hours: 1, max_days: 1, queue_seconds: 1 }),
-  ]);
-  const deps: Deps = {
-    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
-    policies,
-    models: modelTableOf(undefined, surfaceNames),
-    transport,
-    schemas: new Map(),
-    store,
-    recordCall: async (record) => void records.push(record),
-    newRef,
-    now: () => new Date(clock.now),
-  };
-  const app = createApp(deps);
-  return {
-    app,
-    sent,
-    records,
-    clock,
-    gate() {
-      let release = () => {};
-      held = new Promise((resolve) => {
-        release = () => {
-          held = undefined;
-          resolve();
-        };
-      });
-      return release;
-    },
-    client({ key = "sk-alice", policy, label } = {}) {
-      return new OpenAI({
-        apiKey: key,
-        baseURL: `http://gateway.test${policy === undefined ? "" : `/policies/${policy}`}/openai/v1`,
-        maxRetries: 0,
-        fetch: async (url, init) => app.fetch(new Request(url, init)),
-        ...(label === undefined ? {} : { defaultHeaders: { "x-promptgate-call": label } }),
-      });
-    },
-  };
-}
-
-/** The error body a rejected call got, as the SDK reads it. */
-async function refusal(call: Promise<unknown>) {
-  const error = await call.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(OpenAI.APIError);
-  const apiError = error as InstanceType<typeof OpenAI.APIError>;
-  const body = apiError.error as { promptgate: { code: string } };
-  return { status: apiError.status, code: apiError.code, param: apiError.param, promptgate: body.promptgate.code };
-}
 
 const responsesSent = (gateway: Gateway) => gateway.sent.filter((request) => request.path.endsWith("/responses"));
 
@@ -194,6 +63,23 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
       promptgate: "SESSION_NOT_FOUND",
     });
     expect(gateway.sent.length).toBe(sentBefore);
+  });
+
+  it("never hands one principal's session to another when a provider gives the same id twice", async () => {
+    const gateway = await gatewayOn(makeStore);
+    // The simulated provider derives a response's id from its request: the same request gives the same id.
+    const request = { model: "gpt-4.1", input: "the very same words" };
+    const mine = await gateway.client({ key: "sk-alice" }).responses.create(request);
+    const theirs = await gateway.client({ key: "sk-mallory" }).responses.create(request);
+    expect(theirs.id).toBe(mine.id);
+    const refused = await refusal(
+      gateway.client({ key: "sk-mallory" }).responses.create({ ...request, previous_response_id: mine.id }),
+    );
+    expect(refused.promptgate).toBe("SESSION_NOT_FOUND");
+    await gateway.client({ key: "sk-alice" }).responses.create({ ...request, previous_response_id: mine.id });
+    expect(gateway.records.find((record) => record.internal_error !== undefined)?.internal_error).toMatchObject({
+      during: "remember-prefix",
+    });
   });
 
   it("binds a session to the gateway key that started it, never to the provider key all calls share", async () => {
