@@ -197,6 +197,19 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
     expect(moved).toMatchObject({ code: "SESSION_SETTINGS_CHANGED", param: "previous_response_id" });
   });
 
+  it("never continues a session after its model's routing entry changed (a selection change)", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gemini-2.5-flash", input: "hello" });
+    gateway.useModels('[model."gemini-2.5-flash"]\nprovider = "gemini"\nupstream_model = "gemini-2.5-pro"\n');
+    const moved = await refusal(
+      client.responses.create({ model: "gemini-2.5-flash", input: "next", previous_response_id: first.id }),
+    );
+    expect(moved).toMatchObject({ code: "SESSION_SETTINGS_CHANGED", param: "previous_response_id" });
+    // A new session runs on the new entry.
+    await client.responses.create({ model: "gemini-2.5-flash", input: "again" });
+  });
+
   it("runs two turns of one session one after the other, forks included", async () => {
     const gateway = await gatewayOn(makeStore);
     const client = gateway.client();

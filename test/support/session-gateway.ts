@@ -46,6 +46,8 @@ export interface Gateway {
   /** Holds every upstream request until `release` is called (for serialized turns). */
   gate(): () => void;
   app: ReturnType<typeof createApp>;
+  /** Replaces the model table (as a reload or deploy would), from a table's TOML text. */
+  useModels(text: string): void;
 }
 
 export const stores: [string, () => Store][] = [
@@ -99,6 +101,9 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
   const app = createApp(deps);
   return {
     app,
+    useModels(text) {
+      deps.models = modelTableOf({ path: "models.toml", text }, surfaceNames);
+    },
     sent,
     records,
     clock,
