@@ -89,7 +89,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   let turn: SessionTurn | undefined;
   if (endpoint.sessions !== undefined && endpoint.kind === "generate") {
     const requestedReasoning = endpoint.reasoningOf?.(parsed.body, input.path)?.level;
-    const context = { policy, recorder, path: input.path, requestedReasoning };
+    const context = { policy, recorder, requestedReasoning };
     const opened = await openSessionTurn(deps, input, endpoint.sessions, parsed.body, context);
     turn = opened.turn;
     if (opened.body !== undefined) {

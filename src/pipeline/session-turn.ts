@@ -88,7 +88,7 @@ export async function openSessionTurn(
   input: SurfaceRequest,
   route: SessionRoute,
   body: JsonObject,
-  context: { policy: PolicyVersion; recorder: CallRecorder; path: string; requestedReasoning: string | undefined },
+  context: { policy: PolicyVersion; recorder: CallRecorder; requestedReasoning: string | undefined },
 ): Promise<OpenedTurn> {
   const { policy, recorder } = context;
   const { record } = recorder;

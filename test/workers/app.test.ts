@@ -298,6 +298,19 @@ describe("stored history and sessions in D1", () => {
     expect(((await response.json()) as OpenAIError).error.promptgate.code).toBe("SESSION_NOT_FOUND");
   });
 
+  it("holds the history of a model routed to Gemini in D1 and sends it whole with the next turn", async () => {
+    const first = await respond("Remember KESTREL.", undefined, "sk-edge-alice", "gemini-2.5-flash");
+    expect(first.status).toBe(200);
+    const made = (await first.json()) as { id: string; output: { content: { text: string }[] }[] };
+    const answer = made.output[0]?.content[0]?.text ?? "";
+    const second = await respond("Which word?", made.id, "sk-edge-alice", "gemini-2.5-flash");
+    expect(second.status).toBe(200);
+    const size = promptSizeOf(second);
+    const said = ["Remember KESTREL.", answer, "Which word?"].reduce((sum, text) => sum + Array.from(text).length, 0);
+    expect(size.message_chars).toBe(said);
+    expect(size.cache_prefix_chars).toBe(0);
+  });
+
   it("refuses a continuation that changes the session's model", async () => {
     const first = await respond("hello");
     const { id } = (await first.json()) as { id: string };
