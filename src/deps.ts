@@ -62,4 +62,14 @@ export interface Deps {
   newRef: () => string;
   /** The current time; injected so tests can fix it. */
   now: () => Date;
+  /** Where answer jobs run past the request that made them; absent: in this process, nothing waits for them. */
+  jobs?: JobHost;
+}
+
+/** The runtime's place for answer jobs. */
+export interface JobHost {
+  /** The jobs running in this process, by id: aborting one (`cancel`, `shutdown`) ends its call. */
+  running: Map<string, AbortController>;
+  /** Keeps the runtime alive while a job runs (Node: its shutdown waits; Workers: `waitUntil`). */
+  keep(task: Promise<void>): void;
 }

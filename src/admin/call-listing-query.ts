@@ -14,6 +14,8 @@ const decisions: Record<CallDecision, true> = {
   rejected: true,
   failed: true,
   cancelled: true,
+  queued: true,
+  answered: true,
 };
 
 const parameters = ["case", "limit", "before", "after", "decision", "policy", "surface", "error"] as const;

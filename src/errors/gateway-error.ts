@@ -14,6 +14,7 @@ export type GatewayErrorCode =
   | "SESSION_EXPIRED"
   | "SESSION_SETTINGS_CHANGED"
   | "SESSION_TOKEN_LIMIT"
+  | "JOB_EXPIRED"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
   | FailureClass;

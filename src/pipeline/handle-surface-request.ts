@@ -6,6 +6,7 @@ import { deadlineSecondsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { Surface } from "../surfaces/surface.js";
 import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
+import { answerJob } from "./answer-jobs.js";
 import { authenticated, authenticationRequired, upstreamCredential } from "./authorize-call.js";
 import { callLabels } from "./call-labels.js";
 import { callRecorder } from "./call-recorder.js";
@@ -43,6 +44,8 @@ export interface SurfaceRequest {
   ref: string;
   /** Why the request path is no route of the surface, if it is not (answered after the key check). */
   refusal?: GatewayError;
+  /** The answer job this call runs, when it is a job's run. */
+  job?: string;
 }
 
 /**
@@ -75,6 +78,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     const labels = callLabels(request.headers);
     record.case = labels.caseId;
     record.call_label = labels.callLabel;
+    record.job = input.job;
     const credential = upstreamCredential(deps.config, surface);
     const endpoint = input.refusal === undefined ? surface.match(request.method, path) : undefined;
     debugRoute(
@@ -98,7 +102,15 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline });
     if (endpoint.kind === "proxy") {
-      if (endpoint.responseIdOf !== undefined) await ownStoredResponse(deps, input, endpoint.responseIdOf(path));
+      if (endpoint.responseIdOf !== undefined) {
+        const id = endpoint.responseIdOf(path);
+        const job = endpoint.jobs === undefined ? undefined : await deps.store.getJob(id);
+        if (job !== undefined && endpoint.jobs !== undefined && endpoint.jobAction !== undefined) {
+          const poll = { deps, input, route: endpoint.jobs, action: endpoint.jobAction, job, headers, recorder };
+          return await answerJob(poll);
+        }
+        await ownStoredResponse(deps, input, id);
+      }
       const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);
       const response = await sendUpstream(deps, call, path, body);
       record.decision = "sent";
@@ -108,7 +120,16 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       }
       return await relayProxied(deps, endpoint, path, response, headers, { call, policy, recorder });
     }
-    const answer = await sendCall({ deps, input, endpoint, policy, recorder, headers, call });
+    const runAgain = (again: Request, job: string) =>
+      handleSurfaceRequest(deps, {
+        surface,
+        request: again,
+        path,
+        policyRef: input.policyRef,
+        ref: deps.newRef(),
+        job,
+      });
+    const answer = await sendCall({ deps, input, endpoint, policy, recorder, headers, call, runAgain });
     settleLater = answer.recordLater;
     return answer.response;
   } catch (caught) {

@@ -4,15 +4,17 @@ import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { readCappedBody } from "../http/read-body.js";
 import type { LogicalCall } from "../logical-call.js";
-import type { PolicyVersion } from "../policy/policy.js";
+import { jobLimitsOf, type PolicyVersion } from "../policy/policy.js";
 import type { CallAttempt, CallRecord } from "../record/call-record.js";
 import type { ModelEntry } from "../routing/model-table.js";
 import { type CallRoute, routeCall } from "../routing/route-call.js";
 import { translatedResponse } from "../routing/translated-response.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { surfaces } from "../surfaces/surfaces.js";
+import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { isFailure } from "./answer-failure.js";
+import { createJob, type RunAgain } from "./answer-jobs.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { debugChecks } from "./debug-steps.js";
 import { type FinishedAnswer, finishAnswer } from "./finish-answer.js";
@@ -44,6 +46,8 @@ export interface MeasuredCall {
   call: UpstreamCall;
   /** The session turn the call is, once opened (Responses). */
   turn?: SessionTurn;
+  /** Runs the call again as an answer job's run. */
+  runAgain: RunAgain;
 }
 
 const encoder = new TextEncoder();
@@ -86,22 +90,37 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     record.model ??= modelOfBody(clientBytes);
     throw error;
   }
+  /** Goes on with another body than the client's: measured and sent as it is. */
+  const reparse = (body: JsonObject) => {
+    parsed = parseCall(endpoint, encoder.encode(JSON.stringify(body)), input.path, policy);
+    record.model = parsed.call.model;
+    noteFields(record, parsed.call);
+    entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);
+  };
+  const clientBody = parsed.body;
+  const jobs = endpoint.jobs;
+  const asJob =
+    jobs !== undefined &&
+    input.job === undefined &&
+    jobs.isBackground(clientBody) &&
+    jobLimitsOf(policy.policy).mode === "gateway";
+  // A job is measured and checked as the call its run sends.
+  if (asJob) reparse(jobs.foreground(clientBody));
   let turn: SessionTurn | undefined;
   if (endpoint.sessions !== undefined && endpoint.kind === "generate") {
     const requestedReasoning = endpoint.reasoningOf?.(parsed.body, input.path)?.level;
-    const context = { policy, recorder, requestedReasoning };
+    const context = { policy, recorder, requestedReasoning, claim: !asJob };
     const opened = await openSessionTurn(deps, input, endpoint.sessions, parsed.body, context);
     turn = opened.turn;
-    if (opened.body !== undefined) {
-      // The session's settings, and a held history, are part of what is measured and sent.
-      parsed = parseCall(endpoint, encoder.encode(JSON.stringify(opened.body)), input.path, policy);
-      record.model = parsed.call.model;
-      noteFields(record, parsed.call);
-      entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);
-    }
+    // The session's settings, and a held history, are part of what is measured and sent.
+    if (opened.body !== undefined) reparse(opened.body);
     measured.turn = turn;
   }
   const first = await prepareAttempt(measured, parsed, schema, entry, {});
+  if (asJob) {
+    const job = { deps, input, route: jobs, policy, recorder, headers: measured.headers, body: clientBody };
+    return { response: await createJob({ ...job, runAgain: measured.runAgain }), recordLater: false };
+  }
   let outcome = await sendAttempt(measured, first, fallbackPossible(measured, entry));
   let answered = first;
   const fallback = outcome.kind === "failed" ? fallbackOf(measured, first, outcome.error) : undefined;

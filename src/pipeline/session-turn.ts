@@ -12,7 +12,7 @@ import type { SurfaceRequest } from "./handle-surface-request.js";
 import { principalOf } from "./principal.js";
 
 /** The principal of a request: the keyed hash of the first credential it presents. */
-function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {
+export function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {
   const credential = presentedCredentials(input.surface, input.request.headers, new URL(input.request.url))[0];
   return principalOf(deps.store, credential);
 }
@@ -88,7 +88,13 @@ export async function openSessionTurn(
   input: SurfaceRequest,
   route: SessionRoute,
   body: JsonObject,
-  context: { policy: PolicyVersion; recorder: CallRecorder; requestedReasoning: string | undefined },
+  context: {
+    policy: PolicyVersion;
+    recorder: CallRecorder;
+    requestedReasoning: string | undefined;
+    /** Whether the call runs the turn now (false for one that becomes an answer job, whose run takes its turn). */
+    claim: boolean;
+  },
 ): Promise<OpenedTurn> {
   const { policy, recorder } = context;
   const { record } = recorder;
@@ -125,14 +131,21 @@ export async function openSessionTurn(
   turn.session = session;
   turn.settings = settings;
 
-  const holdSeconds = deadlineSecondsOf(policy.policy) + limits.queue_seconds;
-  await claimTurn(deps, session, record.ref, { queueSeconds: limits.queue_seconds, holdSeconds }, input.request.signal);
-  recorder.hold(() => deps.store.releaseSessionTurn(session.id, record.ref));
+  if (context.claim) {
+    const holdSeconds = deadlineSecondsOf(policy.policy) + limits.queue_seconds;
+    const waiting = { queueSeconds: limits.queue_seconds, holdSeconds };
+    await claimTurn(deps, session, record.ref, waiting, input.request.signal);
+    recorder.hold(() => deps.store.releaseSessionTurn(session.id, record.ref));
+  }
 
   let changed = settings.model !== requested.model || settings.reasoning !== requested.reasoning;
   let sent = changed ? route.withSettings(body, settings) : body;
   if (session.held) {
     sent = route.withHistory(sent, await heldHistory(deps, history, now));
+    changed = true;
+  } else if (history.upstream !== undefined) {
+    // An answer job's id: the provider knows the response by its own.
+    sent = route.withPrevious(sent, history.upstream);
     changed = true;
   }
   return { turn, body: changed ? sent : undefined };

@@ -65,6 +65,28 @@ export interface Policy {
    * identities; `sessionLimitsOf` gives the seed's values where it is absent.
    */
   session?: SessionLimits;
+  /** Answer jobs (`background: true`, seed 004). Optional, without a default object; `jobLimitsOf` fills it in. */
+  jobs?: JobLimits;
+}
+
+/** How answer jobs run. */
+export interface JobLimits {
+  /** `gateway`: the gateway runs the job for any provider; `provider`: OpenAI's own background mode, passed through. */
+  mode: "gateway" | "provider";
+  /** The most jobs the gateway runs at once; more wait in its queue. */
+  max_running: number;
+  /** Seconds a job may wait in the queue before it fails with `timeout`. */
+  queue_seconds: number;
+  /** Hours an ended job is kept for polling; after that a poll is 410 JOB_EXPIRED. */
+  keep_hours: number;
+}
+
+/** Seed 004's job limits: run by the gateway, 300 s in the queue, kept 24 h after the end; 16 at once. */
+export const defaultJobLimits: JobLimits = { mode: "gateway", max_running: 16, queue_seconds: 300, keep_hours: 24 };
+
+/** The policy's job limits, its own members over the defaults. */
+export function jobLimitsOf(policy: Policy): JobLimits {
+  return { ...defaultJobLimits, ...policy.jobs };
 }
 
 /** A session's lifetime and size caps. */

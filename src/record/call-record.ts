@@ -3,8 +3,12 @@ import type { Validation } from "../schema/diagnostics.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import type { InternalErrorNote } from "./internal-error-line.js";
 
-/** What the gateway decided about a call; `cancelled` when the client went away before its answer ended. */
-export type CallDecision = "sent" | "measured" | "rejected" | "failed" | "cancelled";
+/**
+ * What the gateway decided about a call; `cancelled` when the client went away before its answer ended; `queued`
+ * when it became an answer job (its run is a call of its own); `answered` when the gateway answered it from its
+ * own state (an answer job's poll or cancel).
+ */
+export type CallDecision = "sent" | "measured" | "rejected" | "failed" | "cancelled" | "queued" | "answered";
 
 /** One attempt of a call that fell back. */
 export interface CallAttempt {
@@ -35,6 +39,8 @@ export interface CallRecord {
   preflight: PromptSize | undefined;
   provider_check: PromptSize | undefined;
   decision: CallDecision;
+  /** The answer job the call created, polled, cancelled or ran, if any. */
+  job?: string | undefined;
   upstream_status: number | undefined;
   /** The validation outcome of a structured answer; `null` when there was nothing to validate. */
   validation: Validation | null;

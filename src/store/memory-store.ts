@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { randomSecret } from "./random-secret.js";
-import type { CachedPrefixRecord, CallQuery, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
+import type { CachedPrefixRecord, CallQuery, JobRecord, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
 
 /** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */
 export interface MemoryStoreOptions {
@@ -72,6 +72,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const sessions = boundedMap<SessionRecord>(maxEntries);
   const turns = new Map<string, { holder: string; until: number }>();
   const secrets = new Map<string, string>();
+  const jobs = boundedMap<JobRecord>(maxEntries);
   // A call record is kept as its JSON text, as the SQL store keeps it (cheaper to copy in than a clone), with the
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
@@ -145,6 +146,26 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async releaseSessionTurn(id, holder) {
       if (turns.get(id)?.holder === holder) turns.delete(id);
     },
+    async putJob(record) {
+      jobs.set(record.id, structuredClone(record));
+    },
+    async getJob(id) {
+      const record = jobs.peek(id);
+      return record === undefined ? undefined : structuredClone(record);
+    },
+    async updateJob(id, from, update) {
+      const record = jobs.peek(id);
+      if (record === undefined) return undefined;
+      if (!from.includes(record.state)) return structuredClone(record);
+      const updated = { ...record, ...structuredClone(update) };
+      jobs.set(id, updated);
+      return structuredClone(updated);
+    },
+    async beatJob(id, at) {
+      const record = jobs.peek(id);
+      if (record !== undefined && record.heartbeatAt < at) jobs.set(id, { ...record, heartbeatAt: at });
+    },
+
     async secret(name) {
       const known = secrets.get(name);
       if (known !== undefined) return known;

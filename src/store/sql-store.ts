@@ -2,7 +2,7 @@ import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
 import { randomSecret } from "./random-secret.js";
-import type { ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
+import type { JobRecord, JobState, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
 
 /** A value bound to a SQL parameter. */
 export type SqlValue = string | number | null;
@@ -45,6 +45,38 @@ interface ResponseHistoryRow {
   session_id: string | null;
   previous_id: string | null;
   items: string | null;
+  upstream_id: string | null;
+}
+
+interface JobRow {
+  id: string;
+  principal: string;
+  state: JobState;
+  policy: string;
+  created_at: number;
+  started_at: number | null;
+  ended_at: number | null;
+  heartbeat_at: number;
+  response: string;
+  error: string | null;
+}
+
+const jobColumns = "id, principal, state, policy, created_at, started_at, ended_at, heartbeat_at, response, error";
+
+function jobOf(row: JobRow): JobRecord {
+  const record: JobRecord = {
+    id: row.id,
+    principal: row.principal,
+    state: row.state,
+    policy: row.policy,
+    createdAt: row.created_at,
+    heartbeatAt: row.heartbeat_at,
+    response: JSON.parse(row.response),
+  };
+  if (row.started_at !== null) record.startedAt = row.started_at;
+  if (row.ended_at !== null) record.endedAt = row.ended_at;
+  if (row.error !== null) record.error = JSON.parse(row.error) as JobRecord["error"];
+  return record;
 }
 
 interface SessionRow {
@@ -70,6 +102,7 @@ function historyOf(row: ResponseHistoryRow): ResponseHistoryRecord {
   if (row.session_id !== null) record.session = row.session_id;
   if (row.previous_id !== null) record.previous = row.previous_id;
   if (row.items !== null) record.items = JSON.parse(row.items) as unknown[];
+  if (row.upstream_id !== null) record.upstream = row.upstream_id;
   return record;
 }
 
@@ -159,11 +192,12 @@ export function sqlStore(database: SqlExecutor): Store {
 
     async putResponseHistory(record) {
       await database.run([
-        `INSERT INTO response_histories (id, chars, output_known, expires_at, session_id, previous_id, items)
-         VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO response_histories (id, chars, output_known, expires_at, session_id, previous_id, items, upstream_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET
            chars = excluded.chars, output_known = excluded.output_known, expires_at = excluded.expires_at,
-           session_id = excluded.session_id, previous_id = excluded.previous_id, items = excluded.items`,
+           session_id = excluded.session_id, previous_id = excluded.previous_id, items = excluded.items,
+           upstream_id = excluded.upstream_id`,
         [
           record.id,
           record.chars,
@@ -172,12 +206,13 @@ export function sqlStore(database: SqlExecutor): Store {
           record.session ?? null,
           record.previous ?? null,
           record.items === undefined ? null : JSON.stringify(record.items),
+          record.upstream ?? null,
         ],
       ]);
     },
     async getResponseHistory(id, now) {
       const row = await database.first<ResponseHistoryRow>([
-        `SELECT id, chars, output_known, expires_at, session_id, previous_id, items
+        `SELECT id, chars, output_known, expires_at, session_id, previous_id, items, upstream_id
          FROM response_histories WHERE id = ?`,
         [id],
       ]);
@@ -250,6 +285,55 @@ export function sqlStore(database: SqlExecutor): Store {
         [id, holder],
       ]);
     },
+    async putJob(record) {
+      await database.run([
+        `INSERT INTO jobs (${jobColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          record.id,
+          record.principal,
+          record.state,
+          record.policy,
+          record.createdAt,
+          record.startedAt ?? null,
+          record.endedAt ?? null,
+          record.heartbeatAt,
+          JSON.stringify(record.response),
+          record.error === undefined ? null : JSON.stringify(record.error),
+        ],
+      ]);
+    },
+    async getJob(id) {
+      const row = await database.first<JobRow>([`SELECT ${jobColumns} FROM jobs WHERE id = ?`, [id]]);
+      return row === undefined ? undefined : jobOf(row);
+    },
+    async updateJob(id, from, update) {
+      const sets = ["state = ?"];
+      const values: SqlValue[] = [update.state];
+      const columns: [keyof typeof update, string, (value: never) => SqlValue][] = [
+        ["startedAt", "started_at", (value: number) => value],
+        ["endedAt", "ended_at", (value: number) => value],
+        ["heartbeatAt", "heartbeat_at", (value: number) => value],
+        ["response", "response", (value: unknown) => JSON.stringify(value)],
+        ["error", "error", (value: unknown) => JSON.stringify(value)],
+      ];
+      for (const [field, column, encode] of columns) {
+        if (update[field] === undefined) continue;
+        sets.push(`${column} = ?`);
+        values.push(encode(update[field] as never));
+      }
+      const row = await database.writeThenRead<JobRow>(
+        [
+          `UPDATE jobs SET ${sets.join(", ")} WHERE id = ? AND state IN (${from.map(() => "?").join(", ")})`,
+          [...values, id, ...from],
+        ],
+        [`SELECT ${jobColumns} FROM jobs WHERE id = ?`, [id]],
+      );
+      return row === undefined ? undefined : jobOf(row);
+    },
+    async beatJob(id, at) {
+      await database.run(["UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND heartbeat_at < ?", [at, id, at]]);
+    },
+
     async secret(name) {
       const row = await database.writeThenRead<{ value: string }>(
         ["INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, randomSecret()]],

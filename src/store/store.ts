@@ -29,6 +29,11 @@ export interface ResponseHistoryRecord {
   /** The response this one continued, if any. */
   previous?: string;
   /**
+   * The provider's id of the response, where the client knows it by another (an answer job's): a continuation
+   * names this one to the provider.
+   */
+  upstream?: string;
+  /**
    * This turn's input items, then its output items, where the gateway holds the history because the provider holds
    * none (a model routed to another provider): a later turn is rebuilt from the chain of these.
    */
@@ -56,6 +61,36 @@ export interface SessionRecord {
   /** Epoch milliseconds of its first turn, and of its latest. */
   startedAt: number;
   lastTurnAt: number;
+}
+
+/** An answer job's states (seed 004): queued, in_progress, then exactly one of the terminal three. */
+export type JobState = "queued" | "in_progress" | "cancelling" | "completed" | "failed" | "cancelled";
+
+/** A job's failure as the client sees it: its class or code, the fixed message, and the ref of the call that failed. */
+export interface JobError {
+  code: string;
+  message: string;
+  ref: string;
+}
+
+/** An answer job (`background: true` run by the gateway): its state, its times and, once ended, its answer. */
+export interface JobRecord {
+  /** The response id the client polls (`resp_…`). */
+  id: string;
+  /** The keyed hash of the credential that created it. */
+  principal: string;
+  state: JobState;
+  /** The policy version it runs under. */
+  policy: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  startedAt?: number;
+  endedAt?: number;
+  /** When its runner last said it is alive; a job whose runner has been silent too long is orphaned. */
+  heartbeatAt: number;
+  /** The response object: as created (queued), then as answered. */
+  response: unknown;
+  error?: JobError;
 }
 
 /** Which call records `listCalls` returns: every filter given applies, in one order, a page at a time. */
@@ -129,6 +164,20 @@ export interface Store {
   claimSessionTurn(id: string, holder: string, until: number, now: number): Promise<boolean>;
   /** Gives the turn back, if `holder` still has it. */
   releaseSessionTurn(id: string, holder: string): Promise<void>;
+  putJob(record: JobRecord): Promise<void>;
+  getJob(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Moves a job to `update.state` (with the fields given), atomically, only from one of the states `from`; returns
+   * the job as it is afterwards (changed or not), or undefined when unknown. So a cancel and an end cannot both win.
+   */
+  updateJob(
+    id: string,
+    from: readonly JobState[],
+    update: Partial<Omit<JobRecord, "id" | "principal" | "policy" | "createdAt">> & { state: JobState },
+  ): Promise<JobRecord | undefined>;
+  /** Notes that a job's runner is alive at `at`. */
+  beatJob(id: string, at: number): Promise<void>;
+
   /**
    * A random secret of the store's, made on first use and the same for every process sharing the store from then on
    * (the key of principal hashes).

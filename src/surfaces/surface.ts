@@ -74,6 +74,31 @@ export interface MeasuredEndpoint {
   reasoningOf?(body: JsonObject, path: string): RequestedReasoning | undefined;
   /** How a `generate` route whose answers a later call may continue (follow-up sessions) reads and writes a body. */
   sessions?: SessionRoute;
+  /** How a `generate` route answers a call as a job the client polls (`background: true`). */
+  jobs?: JobRoute;
+}
+
+/** The states of an answer job as the job route shows them. */
+export type ShownJobState = "queued" | "in_progress" | "cancelling" | "completed" | "failed" | "cancelled";
+
+/**
+ * A route's answer jobs (OpenAI Responses' `background: true`): which bodies ask for one, the call a job runs, and
+ * the response objects its polls return, in the API's own shape.
+ */
+export interface JobRoute {
+  isBackground(body: JsonObject): boolean;
+  /** The same call answered while the job waits for it. */
+  foreground(body: JsonObject): JsonObject;
+  /** The object of a job without an answer (queued, running, cancelled), made from its request. */
+  pending(id: string, body: JsonObject, state: ShownJobState, createdAt: number): JsonObject;
+  /** The object of a pending job in another state. */
+  restated(object: JsonObject, state: ShownJobState): JsonObject;
+  /** The answer as the job's object: the job's id, the answer's content. */
+  answered(answer: JsonObject, id: string): JsonObject;
+  /** A failed job's object: its error's code and fixed message. */
+  failed(object: JsonObject, error: { code: string; message: string }): JsonObject;
+  /** The answer to deleting a job. */
+  deleted(id: string): JsonObject;
 }
 
 /**
@@ -89,6 +114,8 @@ export interface SessionRoute {
   stores(body: JsonObject): boolean;
   /** The body with the session's model and reasoning level where it names none. */
   withSettings(body: JsonObject, settings: { model: string | undefined; reasoning: string | undefined }): JsonObject;
+  /** The body naming another previous response (the provider's id of one the client knows by another). */
+  withPrevious(body: JsonObject, id: string): JsonObject;
   /** The body carrying `history` (the items of every earlier turn) before its own input, naming no previous response. */
   withHistory(body: JsonObject, history: unknown[]): JsonObject;
   /** The items a turn adds to a held history: its input as items, then the answer's output items. */
@@ -110,6 +137,10 @@ export interface ProxyEndpoint {
   listsModels?: boolean;
   /** The stored response a route names (`/responses/{id}/…`): only the principal whose session it is reaches it. */
   responseIdOf?(path: string): string;
+  /** What the route does to an answer job the gateway runs under that id, answered from the gateway's state. */
+  jobAction?: "retrieve" | "cancel" | "delete" | "input_items";
+  /** The answer jobs whose objects the route shows. */
+  jobs?: JobRoute;
   /** Read from a successful whole answer, or from the final response of a streamed one (`finalResponseOf`). */
   prefixEffect?: PrefixEffectReader;
   /** The complete response a streamed event carries at the end of a stream, if this event does. */

@@ -2,16 +2,20 @@ import type { ServerResponse } from "node:http";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
-import { copyPolicies, estimatingPolicy } from "../support/temp-state.js";
+import { copyPolicies, editPolicy, estimatingPolicy } from "../support/temp-state.js";
 
 let harness: GatewayUnderTest;
 
 const charsPerToken = 4.5;
 
+// OpenAI's own background mode, passed through and tracked: the policies' `[jobs] mode = "provider"`.
+const providerJobs = '\n[jobs]\nmode = "provider"\n';
+
 beforeAll(async () => {
   const policies = copyPolicies({
-    "investigation.estimate.toml": estimatingPolicy("investigation.estimate", charsPerToken),
+    "investigation.estimate.toml": estimatingPolicy("investigation.estimate", charsPerToken) + providerJobs,
   });
+  editPolicy(policies, "investigation.bounded.toml", (text) => text + providerJobs);
   harness = await startGatewayUnderTest({ PROMPTGATE_POLICIES: policies });
 });
 afterAll(() => harness.close());

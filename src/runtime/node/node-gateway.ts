@@ -7,6 +7,7 @@ import { createApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
+import { stopJobs } from "../../pipeline/answer-jobs.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
@@ -141,6 +142,8 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     log,
     newRef,
     now: () => new Date(),
+    // A shutdown waits for every job's end: it aborts the running ones first (see `shutdown`).
+    jobs: { running: new Map(), keep: (task) => void work.track(task) },
   };
 }
 
@@ -206,6 +209,8 @@ export async function startNodeGateway(
     stopped ??= (async () => {
       const started = Date.now();
       const { requests, cutOff } = await drained;
+      // A running answer job ends as failed, never left running for the next process to find.
+      if (deps.jobs !== undefined) stopJobs(deps.jobs);
       await work.settled();
       await deps.store.close();
       return { requests, cutOff, elapsedMs: Date.now() - started };

@@ -31,6 +31,9 @@ function recorder(deps: IsolateDeps, context: ExecutionContext): (record: CallRe
   };
 }
 
+/** The answer jobs running in this isolate, by id. */
+const runningJobs = new Map<string, AbortController>();
+
 /** The Workers entry: the same app as on Node, from Workers bindings. */
 export default {
   async fetch(request, env, context): Promise<Response> {
@@ -43,6 +46,8 @@ export default {
       return renderPlainError(new GatewayError("internal", 500, "The gateway failed to start."), newRef());
     }
     // The app is built per request (about 0.3 ms) so that call records reach this request's waitUntil.
-    return createApp({ ...deps, recordCall: recorder(deps, context) }).fetch(request);
+    // An answer job runs on in this isolate past its request, as long as `waitUntil` lets it (see the README).
+    const jobs = { running: runningJobs, keep: (task: Promise<void>) => context.waitUntil(task) };
+    return createApp({ ...deps, recordCall: recorder(deps, context), jobs }).fetch(request);
   },
 } satisfies ExportedHandler<WorkerEnv>;

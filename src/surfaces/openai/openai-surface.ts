@@ -9,6 +9,7 @@ import { classifyOpenAIError } from "./classify-openai-error.js";
 import { renderOpenAIError, renderOpenAIStreamError } from "./render-openai-error.js";
 import { parseResponseCreate } from "./response-create-body.js";
 import { finalResponseOf, responseStored } from "./responses-history.js";
+import { responsesJobs } from "./responses-jobs.js";
 import { responsesSessions } from "./responses-session.js";
 import { responsesStructuredOutput } from "./responses-structured-output.js";
 import { responsesTokenCount } from "./responses-token-count.js";
@@ -35,6 +36,7 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
       finalResponseOf,
       tokenCount: responsesTokenCount,
       sessions: responsesSessions,
+      jobs: responsesJobs,
       reasoningOf: (body) =>
         isObject(body.reasoning) ? requestedLevel(body.reasoning.effort, "reasoning.effort") : undefined,
     },

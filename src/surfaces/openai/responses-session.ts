@@ -24,6 +24,7 @@ export const responsesSessions: SessionRoute = {
     }
     return sent;
   },
+  withPrevious: (body, id) => ({ ...body, previous_response_id: id }),
   withHistory(body, history) {
     const { previous_response_id: _continued, ...rest } = body;
     return { ...rest, input: [...history, ...inputItems(body.input)] };

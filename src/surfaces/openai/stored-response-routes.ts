@@ -1,5 +1,6 @@
-import type { Endpoint, MethodNotAllowed } from "../surface.js";
+import type { Endpoint, MethodNotAllowed, ProxyEndpoint } from "../surface.js";
 import { finalResponseOf, responseDeleted, responseEnded, responseIdOf } from "./responses-history.js";
+import { responsesJobs } from "./responses-jobs.js";
 
 /** A Responses id as the API makes them (`resp_…`); any other segment is no route, so it never reaches upstream. */
 export const responseIdPattern = /^[A-Za-z0-9_-]{1,256}$/;
@@ -7,18 +8,23 @@ export const responseIdPattern = /^[A-Za-z0-9_-]{1,256}$/;
 /** Routes below `/responses/` that look like ids but are not, and that this surface does not serve. */
 const notIds = new Set(["compact", "input_tokens"]);
 
+/** The members of a stored response's route that name its id and say what it does to an answer job of that id. */
+function job(jobAction: NonNullable<ProxyEndpoint["jobAction"]>) {
+  return { responseIdOf, jobAction, jobs: responsesJobs };
+}
+
 /** A stored response's routes, by what follows `/responses/{id}`, each with its methods. */
 const routes = new Map<string, Map<string, Endpoint>>([
   [
     "",
     new Map<string, Endpoint>([
       // A retrieval that finds the response ended, as JSON or at the end of its stream, makes its output known.
-      ["GET", { kind: "proxy", prefixEffect: responseEnded, finalResponseOf, responseIdOf }],
-      ["DELETE", { kind: "proxy", prefixEffect: responseDeleted, responseIdOf }],
+      ["GET", { kind: "proxy", prefixEffect: responseEnded, finalResponseOf, ...job("retrieve") }],
+      ["DELETE", { kind: "proxy", prefixEffect: responseDeleted, ...job("delete") }],
     ]),
   ],
-  ["/cancel", new Map<string, Endpoint>([["POST", { kind: "proxy", prefixEffect: responseEnded, responseIdOf }]])],
-  ["/input_items", new Map<string, Endpoint>([["GET", { kind: "proxy", responseIdOf }]])],
+  ["/cancel", new Map<string, Endpoint>([["POST", { kind: "proxy", prefixEffect: responseEnded, ...job("cancel") }]])],
+  ["/input_items", new Map<string, Endpoint>([["GET", { kind: "proxy", ...job("input_items") }]])],
 ]);
 
 /**

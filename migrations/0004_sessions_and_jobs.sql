@@ -1,4 +1,4 @@
--- Schema version 4: follow-up sessions over Responses `previous_response_id` (seed 004).
+-- Schema version 4: follow-up sessions over Responses `previous_response_id`, and answer jobs (seed 004).
 -- A session is named by its first response's id, belongs to the keyed hash of the credential that started it,
 -- and keeps the settings its first turn fixed; `turn_holder`/`turn_until` let one turn of it run at a time across
 -- processes (a hold that runs out frees the session when its holder died). A stored response says which session
@@ -28,3 +28,18 @@ CREATE TABLE IF NOT EXISTS secrets (
 ALTER TABLE response_histories ADD COLUMN session_id TEXT;
 ALTER TABLE response_histories ADD COLUMN previous_id TEXT;
 ALTER TABLE response_histories ADD COLUMN items TEXT;
+-- An answer job (`background: true` run by the gateway): its state and times, and its response object as JSON
+-- (the queued one, then the answer); `error` holds a failed job's code, fixed message and ref as JSON.
+CREATE TABLE IF NOT EXISTS jobs (
+  id TEXT PRIMARY KEY,
+  principal TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('queued', 'in_progress', 'cancelling', 'completed', 'failed', 'cancelled')),
+  policy TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  started_at INTEGER,
+  ended_at INTEGER,
+  heartbeat_at INTEGER NOT NULL,
+  response TEXT NOT NULL,
+  error TEXT
+);
+ALTER TABLE response_histories ADD COLUMN upstream_id TEXT;
