@@ -68,8 +68,14 @@ export interface Deps {
 
 /** The runtime's place for answer jobs. */
 export interface JobHost {
-  /** The jobs running in this process, by id: aborting one (`cancel`, `shutdown`) ends its call. */
-  running: Map<string, AbortController>;
+  /** The jobs of this process, queued or running, by id: aborting one (`cancel`, `shutdown`) ends it. */
+  local: Map<string, LocalJob>;
   /** Keeps the runtime alive while a job runs (Node: its shutdown waits; Workers: `waitUntil`). */
   keep(task: Promise<void>): void;
+}
+
+/** A job of this process: what aborts it, and whether it has left the queue. */
+export interface LocalJob {
+  controller: AbortController;
+  running: boolean;
 }

@@ -30,7 +30,7 @@ const terminal: readonly JobState[] = ["completed", "failed", "cancelled"];
 const unfinished: readonly JobState[] = ["queued", "in_progress", "cancelling"];
 
 /** Jobs of tests and runtimes that give no host of their own: kept in this process, nothing waits for them. */
-const localHost: JobHost = { running: new Map(), keep: () => {} };
+const localHost: JobHost = { local: new Map(), keep: () => {} };
 
 function hostOf(deps: Deps): JobHost {
   return deps.jobs ?? localHost;
@@ -124,12 +124,17 @@ async function runJob(
   call: (signal: AbortSignal) => Promise<Response>,
 ): Promise<void> {
   const controller = new AbortController();
+  const local = { controller, running: false };
+  host.local.set(job.id, local);
   const beat = setInterval(() => {
     void beatAndListen(deps, job.id, controller).catch(() => {});
   }, beatMs);
   try {
-    if (!(await waitForPlace(deps, host, job, limits, controller))) return;
-    host.running.set(job.id, controller);
+    if (!(await waitForPlace(deps, host, job, limits, controller))) {
+      if (controller.signal.reason === "shutdown") await failJob(deps, job, route, stoppedError(deps));
+      return;
+    }
+    local.running = true;
     const now = deps.now().getTime();
     const started = await deps.store.updateJob(job.id, ["queued"], {
       state: "in_progress",
@@ -148,8 +153,20 @@ async function runJob(
     );
   } finally {
     clearInterval(beat);
-    host.running.delete(job.id);
+    host.local.delete(job.id);
   }
+}
+
+/** The failure of a job the gateway stopped (shut down, or died) while it ran or waited. */
+function stoppedError(deps: Deps): JobError {
+  return { code: "internal", message: "The gateway stopped while the job ran.", ref: deps.newRef() };
+}
+
+/** How many of this process's jobs have left the queue. */
+function runningCount(host: JobHost): number {
+  let count = 0;
+  for (const job of host.local.values()) if (job.running) count += 1;
+  return count;
 }
 
 /** Notes the runner alive, and aborts the run when a cancel was asked elsewhere (another process took it). */
@@ -172,7 +189,7 @@ async function waitForPlace(
 ): Promise<boolean> {
   for (;;) {
     if (controller.signal.aborted) return false;
-    if (host.running.size < limits.max_running) return true;
+    if (runningCount(host) < limits.max_running) return true;
     if (deps.now().getTime() - job.createdAt >= limits.queue_seconds * 1000) {
       const message = "The job waited in the queue past its deadline; nothing was sent.";
       await failJob(deps, job, undefined, { code: "timeout", message, ref: deps.newRef() });
@@ -210,14 +227,13 @@ async function endJob(
   }
   const error = isObject(body) && isObject(body.error) ? body.error : {};
   const member = isObject(error.promptgate) ? error.promptgate : {};
-  const stopped = signal.aborted;
+  if (signal.aborted) {
+    await failJob(deps, job, route, stoppedError(deps));
+    return;
+  }
   await failJob(deps, job, route, {
-    code: stopped ? "internal" : String(member.code ?? "internal"),
-    message: stopped
-      ? "The gateway stopped while the job ran."
-      : typeof error.message === "string"
-        ? error.message
-        : "The job failed.",
+    code: typeof member.code === "string" ? member.code : "internal",
+    message: typeof error.message === "string" ? error.message : "The job failed.",
     ref: typeof member.ref === "string" ? member.ref : deps.newRef(),
   });
 }
@@ -304,15 +320,17 @@ async function settleStale(
 ): Promise<JobRecord> {
   if (terminal.includes(job.state)) return job;
   const now = deps.now().getTime();
-  const grace = orphanedAfterMs;
   let error: JobError | undefined;
-  if (now - job.heartbeatAt > orphanedAfterMs) {
-    error = { code: "internal", message: "The gateway stopped while the job ran.", ref: deps.newRef() };
-  } else if (job.state === "queued" && now - job.createdAt > limits.queue_seconds * 1000 + grace) {
+  // A job of this process is known to be alive, however its beats look to a clock that jumped.
+  const here = hostOf(deps).local.has(job.id);
+  if (job.state === "queued" && now - job.createdAt >= limits.queue_seconds * 1000) {
     const message = "The job waited in the queue past its deadline; nothing was sent.";
     error = { code: "timeout", message, ref: deps.newRef() };
-  } else if (job.startedAt !== undefined && now - job.startedAt > deadlineSeconds * 1000 + grace) {
+  } else if (job.startedAt !== undefined && now - job.startedAt > deadlineSeconds * 1000 + orphanedAfterMs) {
+    // Its runner ends it at the deadline itself; one this much later has no runner left.
     error = { code: "timeout", message: "The provider did not answer in time.", ref: deps.newRef() };
+  } else if (!here && now - job.heartbeatAt > orphanedAfterMs) {
+    error = stoppedError(deps);
   }
   if (error === undefined) return job;
   await failJob(deps, job, route, error);
@@ -330,14 +348,14 @@ async function cancelJob(deps: Deps, job: JobRecord, route: JobRoute): Promise<J
   });
   if (cancelled?.state === "cancelled") {
     hostOf(deps)
-      .running.get(job.id)
-      ?.abort("cancel" satisfies AbortReason);
+      .local.get(job.id)
+      ?.controller.abort("cancel" satisfies AbortReason);
     return cancelled;
   }
   const cancelling = (await deps.store.updateJob(job.id, ["in_progress"], { state: "cancelling" })) ?? job;
-  const local = hostOf(deps).running.get(job.id);
+  const local = hostOf(deps).local.get(job.id);
   if (local === undefined) return cancelling;
-  local.abort("cancel" satisfies AbortReason);
+  local.controller.abort("cancel" satisfies AbortReason);
   // A run of this process ends within moments of its abort: the answer then shows it ended.
   for (let waited = 0; waited < 2_000; waited += queuePollMs) {
     const now = await deps.store.getJob(job.id);
@@ -347,7 +365,7 @@ async function cancelJob(deps: Deps, job: JobRecord, route: JobRoute): Promise<J
   return (await deps.store.getJob(job.id)) ?? cancelling;
 }
 
-/** Aborts every job running in this process (a shutdown): each ends as `failed`, never left running. */
+/** Aborts every job of this process, queued or running (a shutdown): each ends as `failed`, never left running. */
 export function stopJobs(host: JobHost): void {
-  for (const controller of host.running.values()) controller.abort("shutdown" satisfies AbortReason);
+  for (const job of host.local.values()) job.controller.abort("shutdown" satisfies AbortReason);
 }

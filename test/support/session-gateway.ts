@@ -5,7 +5,7 @@ import OpenAI from "openai";
 import { afterEach, expect } from "vitest";
 import { createApp } from "../../src/app.js";
 import { readConfig } from "../../src/config.js";
-import type { Deps } from "../../src/deps.js";
+import type { Deps, JobHost } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { Policy } from "../../src/policy/policy.js";
@@ -24,11 +24,11 @@ import { fetchTransport } from "../../src/transport/fetch-transport.js";
 
 export const hour = 60 * 60 * 1000;
 
-/** A policy of the bundled set, under another name, with its own session limits. */
-function sessionPolicy(name: string, session: Partial<NonNullable<Policy["session"]>>) {
+/** A policy of the bundled set (case.interpretation), under another name, with tables of its own. */
+function testPolicy(name: string, tables: Partial<Pick<Policy, "session" | "jobs">>) {
   const base = bundledPolicies.find((entry) => entry.policy.name === "case.interpretation");
   if (base === undefined) throw new Error("case.interpretation is not bundled");
-  return { source: `${name}.toml`, policy: { ...base.policy, name, session: { ...session } } as Policy };
+  return { source: `${name}.toml`, policy: { ...base.policy, name, ...tables } as Policy };
 }
 
 export interface Sent {
@@ -46,6 +46,9 @@ export interface Gateway {
   /** Holds every upstream request until `release` is called (for serialized turns). */
   gate(): () => void;
   app: ReturnType<typeof createApp>;
+  /** The gateway's answer jobs running in this process. */
+  jobs: JobHost;
+  store: Store;
   /** Replaces the model table (as a reload or deploy would), from a table's TOML text. */
   useModels(text: string): void;
 }
@@ -76,7 +79,15 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
   const transport = fetchTransport(async (request: Request) => {
     const body = request.method === "POST" ? ((await request.clone().json()) as Record<string, unknown>) : {};
     sent.push({ path: new URL(request.url).pathname, body, at: Date.now() });
-    if (held !== undefined) await held;
+    if (held !== undefined) {
+      // A held request still ends when its caller aborts it, as a real provider call does.
+      const aborted = new Promise((resolve) => {
+        if (request.signal.aborted) resolve(undefined);
+        request.signal.addEventListener("abort", resolve, { once: true });
+      });
+      await Promise.race([held, aborted]);
+      if (request.signal.aborted) throw new DOMException("The operation was aborted.", "AbortError");
+    }
     return simulated.fetch(request);
   });
   const store = makeStore();
@@ -84,8 +95,9 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
   const records: CallRecord[] = [];
   const policies = await identifyPolicies([
     ...bundledPolicies,
-    sessionPolicy("session.capped", { max_start_tokens: 100, max_total_tokens: 150 }),
-    sessionPolicy("session.short", { idle_hours: 1, max_days: 1, queue_seconds: 1 }),
+    testPolicy("session.capped", { session: { max_start_tokens: 100, max_total_tokens: 150 } as never }),
+    testPolicy("session.short", { session: { idle_hours: 1, max_days: 1, queue_seconds: 1 } as never }),
+    testPolicy("jobs.one", { jobs: { max_running: 1, queue_seconds: 300 } as never }),
   ]);
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
@@ -97,10 +109,13 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
     recordCall: async (record) => void records.push(record),
     newRef,
     now: () => new Date(clock.now),
+    jobs: { local: new Map(), keep: () => {} },
   };
   const app = createApp(deps);
   return {
     app,
+    jobs: deps.jobs as JobHost,
+    store,
     useModels(text) {
       deps.models = modelTableOf({ path: "models.toml", text }, surfaceNames);
     },

@@ -143,7 +143,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     newRef,
     now: () => new Date(),
     // A shutdown waits for every job's end: it aborts the running ones first (see `shutdown`).
-    jobs: { running: new Map(), keep: (task) => void work.track(task) },
+    jobs: { local: new Map(), keep: (task) => void work.track(task) },
   };
 }
 

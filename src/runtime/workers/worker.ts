@@ -1,5 +1,6 @@
 import { createApp } from "../../app.js";
 import { ConfigError } from "../../config.js";
+import type { LocalJob } from "../../deps.js";
 import { GatewayError } from "../../errors/gateway-error.js";
 import { newRef } from "../../errors/ref.js";
 import { renderPlainError } from "../../errors/render-plain-error.js";
@@ -31,8 +32,8 @@ function recorder(deps: IsolateDeps, context: ExecutionContext): (record: CallRe
   };
 }
 
-/** The answer jobs running in this isolate, by id. */
-const runningJobs = new Map<string, AbortController>();
+/** The answer jobs of this isolate, by id. */
+const localJobs = new Map<string, LocalJob>();
 
 /** The Workers entry: the same app as on Node, from Workers bindings. */
 export default {
@@ -47,7 +48,7 @@ export default {
     }
     // The app is built per request (about 0.3 ms) so that call records reach this request's waitUntil.
     // An answer job runs on in this isolate past its request, as long as `waitUntil` lets it (see the README).
-    const jobs = { running: runningJobs, keep: (task: Promise<void>) => context.waitUntil(task) };
+    const jobs = { local: localJobs, keep: (task: Promise<void>) => context.waitUntil(task) };
     return createApp({ ...deps, recordCall: recorder(deps, context), jobs }).fetch(request);
   },
 } satisfies ExportedHandler<WorkerEnv>;

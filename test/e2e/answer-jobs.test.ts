@@ -1,0 +1,236 @@
+import type OpenAI from "openai";
+import { describe, expect, it } from "vitest";
+import { stopJobs } from "../../src/pipeline/answer-jobs.js";
+import type { JobRecord } from "../../src/store/store.js";
+import { type Gateway, gatewayOn, hour, refusal, stores } from "../support/session-gateway.js";
+
+// Answer jobs (`background: true`) run by the gateway (issue 16), through the openai SDK's responses.create,
+// retrieve and cancel, against the simulated providers with a fake clock, on the memory store and on SQLite.
+
+type JobState = "queued" | "in_progress" | "cancelling" | "completed" | "failed" | "cancelled";
+type Polled = OpenAI.Responses.Response & { promptgate: { job: { state: JobState } } };
+
+const schema = {
+  type: "object",
+  properties: { answer: { type: "string" }, confidence: { type: "number" } },
+  required: ["answer", "confidence"],
+  additionalProperties: false,
+};
+
+/** Polls a job until `done` holds (the SDK's own retrieve), at most ~5 s of real time. */
+async function pollUntil(client: OpenAI, id: string, done: (job: Polled) => boolean): Promise<Polled> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const job = (await client.responses.retrieve(id)) as Polled;
+    if (done(job)) return job;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`job ${id} did not reach the awaited state`);
+}
+
+const ended = (job: Polled) => ["completed", "failed", "cancelled"].includes(job.promptgate.job.state);
+
+/** Waits (real time) until the gateway runs `count` jobs. */
+async function running(gateway: Gateway, count: number): Promise<void> {
+  const runningNow = () => [...gateway.jobs.local.values()].filter((job) => job.running).length;
+  for (let attempt = 0; attempt < 200 && runningNow() !== count; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(runningNow()).toBe(count);
+}
+
+describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
+  it("answers background: true at once as queued, runs the call, and a poll finds it completed", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const created = (await client.responses.create({
+      model: "gpt-4.1",
+      input: "A question worth a job.",
+      background: true,
+    })) as Polled;
+    expect(created).toMatchObject({ status: "queued", background: true, promptgate: { job: { state: "queued" } } });
+    expect(created.id).toMatch(/^resp_[0-9a-f]{48}$/);
+    const done = await pollUntil(client, created.id, ended);
+    expect(done).toMatchObject({ id: created.id, status: "completed", background: true });
+    expect(done.promptgate.job.state).toBe("completed");
+    expect(done.output_text.length).toBeGreaterThan(0);
+    // The run sent the call without `background`; the create's record says it was queued as this job.
+    const sent = gateway.sent.filter((request) => request.path.endsWith("/responses"));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).not.toHaveProperty("background");
+    expect(gateway.records.map((record) => [record.decision, record.job])).toEqual(
+      expect.arrayContaining([
+        ["queued", created.id],
+        ["sent", created.id],
+      ]),
+    );
+  });
+
+  it("validates a job's structured answer like a synchronous one", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "investigation.bounded" });
+    const created = await client.responses.create({
+      model: "gpt-4.1",
+      input: "Answer with a confidence.",
+      background: true,
+      text: { format: { type: "json_schema", name: "answer", schema, strict: true } },
+    });
+    const done = await pollUntil(client, created.id, ended);
+    expect(done.status).toBe("completed");
+    const parsed = JSON.parse(done.output_text) as Record<string, unknown>;
+    expect(typeof parsed.answer).toBe("string");
+    expect(typeof parsed.confidence).toBe("number");
+    const run = gateway.records.find((record) => record.job === created.id && record.decision === "sent");
+    expect(run?.validation).toMatchObject({ valid: true });
+  });
+
+  it("refuses an oversize background call at once, making no job and sending nothing", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "investigation.bounded" });
+    const refused = await refusal(
+      client.responses.create({ model: "gpt-4.1", input: "x".repeat(30_000), background: true }),
+    );
+    expect(refused).toMatchObject({ status: 400, code: "INVESTIGATION_PROMPT_LIMIT" });
+    expect(gateway.sent).toEqual([]);
+  });
+
+  it("answers another principal's poll as an unknown id (404)", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const created = await gateway
+      .client({ key: "sk-alice" })
+      .responses.create({ model: "gpt-4.1", input: "mine", background: true });
+    const theirs = await refusal(gateway.client({ key: "sk-mallory" }).responses.retrieve(created.id));
+    expect(theirs.status).toBe(404);
+    expect(theirs.promptgate).toBe("NOT_FOUND");
+  });
+
+  it("fails a job's run with the class, fixed message and ref of the call's error", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    const created = await client.responses.create({
+      model: "gpt-4.1",
+      input: "next",
+      previous_response_id: first.id,
+      background: true,
+    });
+    // The session expires while the job waits for nothing: the run meets the expiry the create did not.
+    gateway.clock.now += 25 * hour;
+    const done = await pollUntil(client, created.id, ended);
+    expect(done.status).toBe("failed");
+    expect(done.error).toMatchObject({ code: "SESSION_EXPIRED" });
+  });
+
+  it("cancels a running job by aborting its call; a second cancel answers the same", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const release = gateway.gate();
+    const created = await client.responses.create({ model: "gpt-4.1", input: "slow", background: true });
+    await running(gateway, 1);
+    const cancelled = (await client.responses.cancel(created.id)) as Polled;
+    expect(cancelled).toMatchObject({ status: "cancelled", promptgate: { job: { state: "cancelled" } } });
+    const again = (await client.responses.cancel(created.id)) as Polled;
+    expect(again).toMatchObject({ status: "cancelled" });
+    release();
+    expect((await client.responses.retrieve(created.id)).status).toBe("cancelled");
+  });
+
+  it("keeps jobs past the gateway's cap queued, cancels a queued one at once, and fails one past the queue deadline", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "jobs.one" });
+    const release = gateway.gate();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "one", background: true });
+    await running(gateway, 1);
+    const second = await client.responses.create({ model: "gpt-4.1", input: "two", background: true });
+    const third = await client.responses.create({ model: "gpt-4.1", input: "three", background: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(((await client.responses.retrieve(second.id)) as Polled).promptgate.job.state).toBe("queued");
+    expect((await client.responses.cancel(second.id)).status).toBe("cancelled");
+
+    gateway.clock.now += 301_000;
+    const late = await pollUntil(client, third.id, ended);
+    expect(late).toMatchObject({ status: "failed", error: { code: "timeout" } });
+    release();
+    expect((await pollUntil(client, first.id, ended)).status).toBe("completed");
+    // Neither queued job reached the provider.
+    expect(gateway.sent.filter((request) => request.path.endsWith("/responses"))).toHaveLength(1);
+  });
+
+  it("answers a poll of an ended job past its keeping time with 410 JOB_EXPIRED, an unknown id with 404", async () => {
+    const gateway = await gatewayOn(makeStore, { PROMPTGATE_KEYS: "pg-alice" });
+    const client = gateway.client({ key: "pg-alice" });
+    const created = await client.responses.create({ model: "gpt-4.1", input: "keep me", background: true });
+    await pollUntil(client, created.id, ended);
+    gateway.clock.now += 24 * hour;
+    expect((await client.responses.retrieve(created.id)).status).toBe("completed");
+    gateway.clock.now += 1_000;
+    expect(await refusal(client.responses.retrieve(created.id))).toMatchObject({
+      status: 410,
+      promptgate: "JOB_EXPIRED",
+    });
+    expect(await refusal(client.responses.retrieve("resp_never_made"))).toMatchObject({ status: 404 });
+  });
+
+  it("ends a job whose runner went silent (its process died) as failed (internal) at the next poll", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const created = await client.responses.create({ model: "gpt-4.1", input: "made here", background: true });
+    const made = await pollUntil(client, created.id, ended);
+    // A job another process was running when it died: in the store, running, its last beat 21 s ago.
+    const orphan = { ...(await gateway.store.getJob(created.id)), id: "resp_orphan" } as JobRecord;
+    const now = gateway.clock.now;
+    await gateway.store.putJob({
+      ...orphan,
+      state: "in_progress",
+      startedAt: now,
+      heartbeatAt: now - 21_000,
+      response: made,
+    });
+    const polled = (await client.responses.retrieve("resp_orphan")) as Polled;
+    expect(polled).toMatchObject({
+      status: "failed",
+      error: { code: "internal" },
+      promptgate: { job: { state: "failed" } },
+    });
+    // One beat short of it, a job is still taken for running.
+    await gateway.store.putJob({
+      ...orphan,
+      id: "resp_alive",
+      state: "in_progress",
+      startedAt: now,
+      heartbeatAt: now - 19_000,
+    });
+    expect(((await client.responses.retrieve("resp_alive")) as Polled).promptgate.job.state).toBe("in_progress");
+  });
+
+  it("ends every running job as failed when the gateway stops, never leaving one running", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const release = gateway.gate();
+    const created = await client.responses.create({ model: "gpt-4.1", input: "stopped", background: true });
+    await running(gateway, 1);
+    stopJobs(gateway.jobs);
+    const done = await pollUntil(client, created.id, ended);
+    expect(done).toMatchObject({
+      status: "failed",
+      error: { code: "internal", message: "The gateway stopped while the job ran." },
+    });
+    release();
+  });
+
+  it("continues a job's answer by its job id, on OpenAI and on a routed model", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    for (const model of ["gpt-4.1", "gemini-2.5-flash"]) {
+      const created = await client.responses.create({ model, input: "Remember OSPREY.", background: true });
+      const done = await pollUntil(client, created.id, ended);
+      expect(done.status).toBe("completed");
+      const next = await client.responses.create({ model, input: "Which bird?", previous_response_id: created.id });
+      expect(next.status).toBe("completed");
+    }
+    const openai = gateway.sent.filter((request) => request.path.endsWith("/responses")).at(-1);
+    // OpenAI knows the answer by its own id, which the continuation names.
+    expect(openai?.body.previous_response_id).toMatch(/^resp_sim/);
+    const gemini = gateway.sent.filter((request) => request.path.includes(":generateContent")).at(-1);
+    expect(JSON.stringify(gemini?.body.contents)).toContain("Remember OSPREY.");
+  });
+});
