@@ -13,22 +13,32 @@ type Env = { Variables: { ref: string } };
  * `/promptgate/admin/*`: the call record and the policy reload, behind `PROMPTGATE_ADMIN_KEY` as a bearer key.
  * Without a configured key the routes do not exist.
  */
+/**
+ * The refusal of a request without the admin key: 404 where none is configured (the routes do not exist), else 401
+ * unless it presents the key as a bearer key; undefined for the operator.
+ */
+export async function adminRefusal(deps: Deps, request: Request, ref: string): Promise<Response | undefined> {
+  const adminKey = deps.config.adminKey;
+  if (adminKey === undefined) {
+    return renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), ref);
+  }
+  const presented = bearerToken(request.headers.get("authorization"));
+  if (presented === undefined || !(await keysEqual(presented, adminKey))) {
+    return renderPlainError(
+      new GatewayError("authentication", 401, "A valid admin key is required.", {
+        headers: { "www-authenticate": "Bearer" },
+      }),
+      ref,
+    );
+  }
+  return undefined;
+}
+
 export function adminRoutes(deps: Deps): Hono<Env> {
   const admin = new Hono<Env>();
   admin.use(async function requireAdminKey(c, next) {
-    const adminKey = deps.config.adminKey;
-    if (adminKey === undefined) {
-      return renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), c.var.ref);
-    }
-    const presented = bearerToken(c.req.header("authorization") ?? null);
-    if (presented === undefined || !(await keysEqual(presented, adminKey))) {
-      return renderPlainError(
-        new GatewayError("authentication", 401, "A valid admin key is required.", {
-          headers: { "www-authenticate": "Bearer" },
-        }),
-        c.var.ref,
-      );
-    }
+    const refused = await adminRefusal(deps, c.req.raw, c.var.ref);
+    if (refused !== undefined) return refused;
     await next();
   });
   admin.get("/calls", async (c) => {

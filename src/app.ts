@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { adminRoutes } from "./admin-routes.js";
+import { selfTest } from "./admin/self-test.js";
+import { adminRefusal, adminRoutes } from "./admin-routes.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
@@ -19,6 +20,9 @@ export interface AppOptions {
   /** Whether the runtime is shutting down: `/readyz` then answers 503 so that balancers send no more calls. */
   draining?: () => boolean;
 }
+
+/** How long the deep readiness check waits for each provider's job. */
+const selfTestTimeoutMs = 60_000;
 
 /** The gateway as a Hono app; it imports nothing of any runtime, which enters through `deps`. */
 export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
@@ -42,11 +46,16 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
 
   app.get("/healthz", (c) => c.json({ status: "ok" }, 200, { "x-promptgate-ref": c.var.ref }));
   // Liveness stays /healthz: a draining gateway is alive (it is finishing calls) but takes no new ones.
-  app.get("/readyz", (c) =>
-    options.draining?.()
-      ? c.json({ status: "draining" }, 503, { "x-promptgate-ref": c.var.ref })
-      : c.json({ status: "ready" }, 200, { "x-promptgate-ref": c.var.ref }),
-  );
+  app.get("/readyz", async (c) => {
+    const headers = { "x-promptgate-ref": c.var.ref };
+    if (options.draining?.()) return c.json({ status: "draining" }, 503, headers);
+    if (c.req.query("deep") === undefined) return c.json({ status: "ready" }, 200, headers);
+    // The release check: one synthetic answer job per provider, end to end; the operator's, as it calls providers.
+    const refused = await adminRefusal(deps, c.req.raw, c.var.ref);
+    if (refused !== undefined) return refused;
+    const report = await selfTest(deps, async (request) => app.fetch(request), { timeoutMs: selfTestTimeoutMs });
+    return c.json({ status: report.pass ? "ready" : "failing", ...report }, report.pass ? 200 : 503, headers);
+  });
 
   app.get("/promptgate/policies", (c) =>
     c.json({ policies: deps.policies.list().map((version) => describePolicy(deps, version)) }, 200, {

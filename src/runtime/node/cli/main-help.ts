@@ -21,6 +21,9 @@ Usage:
                                          offline, and print one JSON report (promptgate replay --help)
   promptgate init [DIR] [--force]        copy the shipped policies/ and schemas/ into DIR (default .)
                                          for editing (promptgate init --help)
+  promptgate selftest [--timeout S]      the release check: one synthetic answer job per provider,
+                                         end to end, with a validated structured answer; prints a
+                                         JSON report (promptgate selftest --help)
   promptgate --version                   print the version
   promptgate --help                      show this text
 

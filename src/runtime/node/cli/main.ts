@@ -4,6 +4,7 @@ import type { CliIo, ExitCode } from "./cli-io.js";
 import { initCommand } from "./init-command.js";
 import { mainHelp } from "./main-help.js";
 import { replayCommand } from "./replay-command.js";
+import { selftestCommand } from "./selftest-command.js";
 import { serveCommand } from "./serve-command.js";
 import { UsageError } from "./usage-error.js";
 
@@ -12,6 +13,7 @@ const commands = new Map<string, (args: string[], io: CliIo) => Promise<ExitCode
   ["serve", serveCommand],
   ["replay", replayCommand],
   ["init", initCommand],
+  ["selftest", selftestCommand],
 ]);
 
 /**
@@ -48,7 +50,7 @@ export async function main(args: string[], io: CliIo): Promise<ExitCode> {
 
 /**
  * The process entry of `promptgate` and `npm start`: reads `.env` like the gateway, runs `main`, and exits
- * at once with a failure's code (a command that succeeded ends when its work does).
+ * with its code, except after serving successfully, which goes on until a signal stops it.
  */
 export async function runCli(): Promise<void> {
   if (existsSync(".env")) process.loadEnvFile(".env");
@@ -57,5 +59,8 @@ export async function runCli(): Promise<void> {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
   });
-  if (code !== 0) process.exit(code);
+  // Serving keeps the process alive once it listens; every other command is done when it returns, whatever its
+  // dependencies left open (the selftest's provider connections, the schema compiler's thread).
+  const serving = (process.argv[2] ?? "serve") === "serve";
+  if (code !== 0 || !serving) process.exit(code);
 }
