@@ -311,6 +311,31 @@ describe("stored history and sessions in D1", () => {
     expect(size.cache_prefix_chars).toBe(0);
   });
 
+  it("runs an answer job (background: true) to completed, polled from D1", async () => {
+    const created = await send("/openai/v1/responses", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-edge-alice" },
+      body: JSON.stringify({ model: "gpt-test", input: "a job at the edge", background: true }),
+    });
+    expect(created.status).toBe(200);
+    const job = (await created.json()) as { id: string; status: string };
+    expect(job.status).toBe("queued");
+    let polled: { status: string; output_text?: string; output?: unknown[] } = job;
+    for (let attempt = 0; attempt < 100 && !["completed", "failed"].includes(polled.status); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const response = await send(`/openai/v1/responses/${job.id}`, {
+        headers: { authorization: "Bearer sk-edge-alice" },
+      });
+      polled = (await response.json()) as typeof polled;
+    }
+    expect(polled.status).toBe("completed");
+    expect(polled.output?.length).toBeGreaterThan(0);
+    const foreign = await send(`/openai/v1/responses/${job.id}`, {
+      headers: { authorization: "Bearer sk-edge-mallory" },
+    });
+    expect(foreign.status).toBe(404);
+  });
+
   it("refuses a continuation that changes the session's model", async () => {
     const first = await respond("hello");
     const { id } = (await first.json()) as { id: string };

@@ -1110,6 +1110,42 @@ export const namedSchemas: [string, unknown][] = [
               "default": 300
             }
           }
+        },
+        "jobs": {
+          "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "mode": {
+              "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.",
+              "enum": [
+                "gateway",
+                "provider"
+              ],
+              "default": "gateway"
+            },
+            "max_running": {
+              "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 10000,
+              "default": 16
+            },
+            "queue_seconds": {
+              "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 86400,
+              "default": 300
+            },
+            "keep_hours": {
+              "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 8760,
+              "default": 24
+            }
+          }
         }
       },
       "$defs": {
@@ -1210,13 +1246,15 @@ export const migrations: { name: string; statements: string[] }[] = [
     ]
   },
   {
-    "name": "0004_sessions.sql",
+    "name": "0004_sessions_and_jobs.sql",
     "statements": [
       "CREATE TABLE IF NOT EXISTS sessions (\n  id TEXT PRIMARY KEY,\n  principal TEXT NOT NULL,\n  model TEXT NOT NULL,\n  reasoning TEXT,\n  profile TEXT,\n  policy TEXT NOT NULL,\n  selection TEXT NOT NULL,\n  held INTEGER NOT NULL CHECK (held IN (0, 1)),\n  started_at INTEGER NOT NULL,\n  last_turn_at INTEGER NOT NULL,\n  turn_holder TEXT,\n  turn_until INTEGER\n)",
       "CREATE TABLE IF NOT EXISTS secrets (\n  name TEXT PRIMARY KEY,\n  value TEXT NOT NULL\n)",
       "ALTER TABLE response_histories ADD COLUMN session_id TEXT",
       "ALTER TABLE response_histories ADD COLUMN previous_id TEXT",
-      "ALTER TABLE response_histories ADD COLUMN items TEXT"
+      "ALTER TABLE response_histories ADD COLUMN items TEXT",
+      "CREATE TABLE IF NOT EXISTS jobs (\n  id TEXT PRIMARY KEY,\n  principal TEXT NOT NULL,\n  state TEXT NOT NULL CHECK (state IN ('queued', 'in_progress', 'cancelling', 'completed', 'failed', 'cancelled')),\n  policy TEXT NOT NULL,\n  created_at INTEGER NOT NULL,\n  started_at INTEGER,\n  ended_at INTEGER,\n  heartbeat_at INTEGER NOT NULL,\n  response TEXT NOT NULL,\n  error TEXT\n)",
+      "ALTER TABLE response_histories ADD COLUMN upstream_id TEXT"
     ]
   }
 ];

@@ -3590,7 +3590,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -4813,12 +4813,158 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       }
       var valid0 = _errs76 === errors;
     }
+    if (data.jobs !== void 0) {
+      let data42 = data.jobs;
+      const _errs89 = errors;
+      const _errs90 = errors;
+      if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
+        const _errs91 = errors;
+        for (const key11 in data42) {
+          if (!(key11 === "mode" || key11 === "max_running" || key11 === "queue_seconds" || key11 === "keep_hours")) {
+            const err95 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
+            if (vErrors === null) {
+              vErrors = [err95];
+            } else {
+              vErrors.push(err95);
+            }
+            errors++;
+          }
+        }
+        if (data42.mode !== void 0) {
+          let data43 = data42.mode;
+          const _errs92 = errors;
+          const vSchema7 = schema313.properties.jobs.properties.mode.enum;
+          if (!(data43 === "gateway" || data43 === "provider")) {
+            const err96 = { instancePath: instancePath + "/jobs/mode", schemaPath: "#/properties/jobs/properties/mode/enum", keyword: "enum", params: { allowedValues: schema313.properties.jobs.properties.mode.enum } };
+            if (vErrors === null) {
+              vErrors = [err96];
+            } else {
+              vErrors.push(err96);
+            }
+            errors++;
+          }
+          var valid16 = _errs92 === errors;
+        }
+        if (data42.max_running !== void 0) {
+          let data44 = data42.max_running;
+          const _errs93 = errors;
+          if (!(typeof data44 == "number" && (!(data44 % 1) && !isNaN(data44)))) {
+            const err97 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err97];
+            } else {
+              vErrors.push(err97);
+            }
+            errors++;
+          }
+          const _errs94 = errors;
+          if (typeof data44 == "number") {
+            if (data44 > 1e4 || isNaN(data44)) {
+              const err98 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 } };
+              if (vErrors === null) {
+                vErrors = [err98];
+              } else {
+                vErrors.push(err98);
+              }
+              errors++;
+            }
+            if (data44 < 1 || isNaN(data44)) {
+              const err99 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err99];
+              } else {
+                vErrors.push(err99);
+              }
+              errors++;
+            }
+          }
+          var valid16 = _errs93 === errors;
+        }
+        if (data42.queue_seconds !== void 0) {
+          let data45 = data42.queue_seconds;
+          const _errs95 = errors;
+          const _errs96 = errors;
+          if (typeof data45 == "number") {
+            if (data45 > 86400 || isNaN(data45)) {
+              const err100 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err100];
+              } else {
+                vErrors.push(err100);
+              }
+              errors++;
+            }
+            if (data45 <= 0 || isNaN(data45)) {
+              const err101 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err101];
+              } else {
+                vErrors.push(err101);
+              }
+              errors++;
+            }
+          } else {
+            const err102 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err102];
+            } else {
+              vErrors.push(err102);
+            }
+            errors++;
+          }
+          var valid16 = _errs95 === errors;
+        }
+        if (data42.keep_hours !== void 0) {
+          let data46 = data42.keep_hours;
+          const _errs97 = errors;
+          const _errs98 = errors;
+          if (typeof data46 == "number") {
+            if (data46 > 8760 || isNaN(data46)) {
+              const err103 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
+              if (vErrors === null) {
+                vErrors = [err103];
+              } else {
+                vErrors.push(err103);
+              }
+              errors++;
+            }
+            if (data46 <= 0 || isNaN(data46)) {
+              const err104 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err104];
+              } else {
+                vErrors.push(err104);
+              }
+              errors++;
+            }
+          } else {
+            const err105 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err105];
+            } else {
+              vErrors.push(err105);
+            }
+            errors++;
+          }
+          var valid16 = _errs97 === errors;
+        }
+      } else {
+        const err106 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err106];
+        } else {
+          vErrors.push(err106);
+        }
+        errors++;
+      }
+      var valid0 = _errs89 === errors;
+    }
   } else {
-    const err95 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err107 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err95];
+      vErrors = [err107];
     } else {
-      vErrors.push(err95);
+      vErrors.push(err107);
     }
     errors++;
   }
