@@ -2,20 +2,10 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../src/runtime/node/cli/cli-io.js";
 import { main } from "../../src/runtime/node/cli/main.js";
 import { chooseConfigFolders } from "../../src/runtime/node/config-folders.js";
 import { packageFolders } from "../../src/runtime/node/package-paths.js";
-
-function capture(): { io: CliIo; stdout(): string; stderr(): string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { env: {}, stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
-    stdout: () => out.join(""),
-    stderr: () => err.join(""),
-  };
-}
+import { capture } from "../support/captured-io.js";
 
 const emptyFolder = () => mkdtempSync(join(tmpdir(), "promptgate-init-"));
 const shipped = (folder: "policies" | "schemas") =>

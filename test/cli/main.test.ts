@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import packageJson from "../../package.json" with { type: "json" };
-import type { CliIo } from "../../src/runtime/node/cli/cli-io.js";
 import { main } from "../../src/runtime/node/cli/main.js";
 import type { ReplayReport } from "../../src/runtime/node/cli/replay.js";
 import { undiciTransport } from "../../src/runtime/node/undici-transport.js";
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { fetchTransport, routeByOrigin } from "../../src/transport/fetch-transport.js";
+import { capture } from "../support/captured-io.js";
 
 // Every way the gateway builds a transport, watched: replay must construct none of them.
 vi.mock("../../src/transport/fetch-transport.js", async (importOriginal) => {
@@ -23,22 +23,6 @@ vi.mock("../../src/simulated/simulated-provider.js", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../src/simulated/simulated-provider.js")>();
   return { ...original, createSimulatedProvider: vi.fn(original.createSimulatedProvider) };
 });
-
-interface Captured {
-  io: CliIo;
-  stdout(): string;
-  stderr(): string;
-}
-
-function capture(env: Record<string, string> = {}): Captured {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { env, stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
-    stdout: () => out.join(""),
-    stderr: () => err.join(""),
-  };
-}
 
 async function storedFile(name: string, text: string): Promise<string> {
   const path = join(await mkdtemp(join(tmpdir(), "promptgate-cli-")), name);

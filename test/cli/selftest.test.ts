@@ -1,23 +1,13 @@
 import type { ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SelfTestReport } from "../../src/admin/self-test.js";
-import type { CliIo } from "../../src/runtime/node/cli/cli-io.js";
 import { main } from "../../src/runtime/node/cli/main.js";
+import { capture } from "../support/captured-io.js";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.js";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
 
 // The release check of seed 004: one synthetic answer job per provider, end to end, by `promptgate selftest` and by
 // GET /readyz?deep=1 with the admin key.
-
-function capture(env: Record<string, string>): { io: CliIo; stdout(): string; stderr(): string } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { env, stdout: (text) => out.push(text), stderr: (text) => err.push(text) },
-    stdout: () => out.join(""),
-    stderr: () => err.join(""),
-  };
-}
 
 let failing: FakeUpstream;
 beforeAll(async () => {
