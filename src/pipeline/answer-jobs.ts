@@ -50,7 +50,9 @@ function shown(job: JobRecord): JsonObject {
       .filter((entry) => entry[1] !== undefined)
       .map(([name, at]) => [name, new Date(at as number).toISOString()]),
   );
-  return { ...response, promptgate: { job: { state: job.state, ...times } } };
+  // A failed job names the ref of its failure, by which its record and log line are found.
+  const ref = job.error?.ref === undefined || job.error.ref === "" ? {} : { ref: job.error.ref };
+  return { ...response, promptgate: { job: { state: job.state, ...times, ...ref } } };
 }
 
 function json(body: unknown, status: number, headers: Record<string, string>): Response {

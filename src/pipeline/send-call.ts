@@ -1,7 +1,7 @@
 import { upstreamOf } from "../config.js";
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyUpstreamAnswer } from "../errors/classify.js";
-import { GatewayError } from "../errors/gateway-error.js";
+import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { readCappedBody } from "../http/read-body.js";
 import type { LogicalCall } from "../logical-call.js";
 import { jobLimitsOf, type PolicyVersion } from "../policy/policy.js";
@@ -104,6 +104,12 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     input.job === undefined &&
     jobs.isBackground(clientBody) &&
     jobLimitsOf(policy.policy).mode === "gateway";
+  if (asJob && parsed.call.stream) {
+    throw invalidRequest(
+      "An answer job is polled, not streamed: send background: true without stream (or stream without background). Nothing was sent.",
+      "stream",
+    );
+  }
   // A job is measured and checked as the call its run sends.
   if (asJob) reparse(jobs.foreground(clientBody));
   let turn: SessionTurn | undefined;

@@ -118,6 +118,22 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
     const done = await pollUntil(client, created.id, ended);
     expect(done.status).toBe("failed");
     expect(done.error).toMatchObject({ code: "SESSION_EXPIRED" });
+    // The failure's ref is the run's record.
+    const ref = (done.promptgate.job as { ref?: string }).ref;
+    expect(ref).toMatch(/^ref_[0-9a-f]{16}$/);
+    expect(gateway.records.find((record) => record.ref === ref)).toMatchObject({
+      job: created.id,
+      error: "SESSION_EXPIRED",
+    });
+  });
+
+  it("refuses background with stream: a job is polled", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const refused = await refusal(
+      gateway.client().responses.create({ model: "gpt-4.1", input: "hi", background: true, stream: true }),
+    );
+    expect(refused).toMatchObject({ status: 400, code: "INVALID_REQUEST", param: "stream" });
+    expect(gateway.sent).toEqual([]);
   });
 
   it("cancels a running job by aborting its call; a second cancel answers the same", async () => {
