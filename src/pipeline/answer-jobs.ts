@@ -73,9 +73,9 @@ export interface JobRequest {
 }
 
 /**
- * Makes a call that passed both checks an answer job: keeps it queued and answers at once with its object, then runs
- * the same call (without `background`) in the background as a call of its own, and keeps what it answers. Nothing is
- * sent to the provider before the client has the job's id.
+ * Makes a call that passed both checks an answer job: keeps it queued (before anything is sent) and answers at once
+ * with its object, while the same call (without `background`) runs in the background as a call of its own, whose
+ * answer the job keeps.
  */
 export async function createJob(request: JobRequest): Promise<Response> {
   const { deps, input, route, policy, recorder, headers, body } = request;
