@@ -7,6 +7,14 @@ import { type Gateway, gatewayOn, hour, refusal, stores } from "../support/sessi
 
 const responsesSent = (gateway: Gateway) => gateway.sent.filter((request) => request.path.endsWith("/responses"));
 
+/** Waits (real time, at most 5 s) until `count` Responses calls reached the provider. */
+async function sentCount(gateway: Gateway, count: number): Promise<void> {
+  for (let attempt = 0; attempt < 500 && responsesSent(gateway).length < count; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(responsesSent(gateway)).toHaveLength(count);
+}
+
 describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) => {
   it("continues a stored response, counting its history, and inherits the model it omits", async () => {
     const gateway = await gatewayOn(makeStore);
@@ -217,8 +225,9 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
     const release = gateway.gate();
     const one = client.responses.create({ model: "gpt-4.1", input: "fork one", previous_response_id: first.id });
     const two = client.responses.create({ model: "gpt-4.1", input: "fork two", previous_response_id: first.id });
+    await sentCount(gateway, 2);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    // The first turn reached the provider; the second waits for it to end.
+    // One fork reached the provider; the other waits for it to end.
     expect(responsesSent(gateway)).toHaveLength(2);
     release();
     await Promise.all([one, two]);
@@ -232,11 +241,13 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
     const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
     const release = gateway.gate();
     const running = client.responses.create({ model: "gpt-4.1", input: "slow", previous_response_id: first.id });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sentCount(gateway, 2);
     const waiting = client.responses.create({ model: "gpt-4.1", input: "queued", previous_response_id: first.id });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    gateway.clock.now += 1_001;
-    const timedOut = await refusal(waiting);
+    // The clock runs past the queue deadline (1 s under session.short) however late the turn began to wait.
+    const ticking = setInterval(() => {
+      gateway.clock.now += 1_001;
+    }, 20);
+    const timedOut = await refusal(waiting).finally(() => clearInterval(ticking));
     expect(timedOut).toMatchObject({ status: 504, promptgate: "timeout" });
     release();
     await running;
