@@ -12,6 +12,7 @@ import { logInternalError } from "./pipeline/write-log.js";
 import type { PolicyVersion } from "./policy/policy.js";
 import type { Surface } from "./surfaces/surface.js";
 import { surfaces } from "./surfaces/surfaces.js";
+import { windowRoutes } from "./window-routes.js";
 
 type Env = { Variables: { ref: string } };
 
@@ -64,6 +65,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   );
 
   app.route("/promptgate/admin", adminRoutes(deps));
+  app.route("/promptgate/window", windowRoutes(deps));
 
   for (const surface of surfaces) {
     app.all(`${surface.mount}/*`, (c) => routeToSurface(deps, surface, c.req.raw, c.var.ref));

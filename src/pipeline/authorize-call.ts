@@ -28,8 +28,15 @@ export function presentedCredentials(surface: Surface, headers: Headers, url: UR
  * equals one of them (compared in constant time, against every key).
  */
 export async function authenticated(config: Config, surface: Surface, headers: Headers, url: URL): Promise<boolean> {
+  return isGatewayKey(config, presentedCredentials(surface, headers, url)[0]);
+}
+
+/**
+ * Whether a presented key may go on: always in pass-through; with gateway keys configured, only one of them
+ * (compared in constant time, against every key).
+ */
+export async function isGatewayKey(config: Config, presented: string | undefined): Promise<boolean> {
   if (config.gatewayKeys.length === 0) return true;
-  const presented = presentedCredentials(surface, headers, url)[0];
   let accepted = false;
   if (presented !== undefined) {
     for (const key of config.gatewayKeys) if (await keysEqual(presented, key)) accepted = true;

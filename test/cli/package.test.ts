@@ -89,7 +89,10 @@ describe("the packed package", () => {
       expect(packedFiles).toContain(path);
     }
     expect(
-      packedFiles.filter((path) => path.endsWith(".ts") || path.startsWith("src/") || path.startsWith("test/")),
+      packedFiles.filter(
+        (path) =>
+          (path.endsWith(".ts") && !path.endsWith(".d.ts")) || path.startsWith("src/") || path.startsWith("test/"),
+      ),
     ).toEqual([]);
     expect(packedFiles.filter((path) => path.startsWith("dist/worker/"))).toEqual([]);
   });
@@ -99,6 +102,14 @@ describe("the packed package", () => {
       expect(existsSync(join(app, "node_modules", name))).toBe(false);
     }
     expect(existsSync(join(app, "node_modules", "better-sqlite3"))).toBe(true);
+  });
+
+  it("exports the window toolkit as promptgate/window, with its types", async () => {
+    expect(packedFiles).toContain("dist/window/index.d.ts");
+    const script =
+      'import("promptgate/window").then(async (w) => console.log(JSON.stringify([w.codePoints("a😀"), (await w.fragment("abc", { pageChars: 2 })).length, w.checkpointDue({ resultsBytes: 4001, logBytes: 0 })])))';
+    const imported = await run("node", ["--input-type=module", "-e", script], { cwd: app });
+    expect(JSON.parse(imported.stdout)).toEqual([2, 3, true]);
   });
 
   it("answers npx promptgate --version and --help from a folder outside the repository", async () => {

@@ -1,0 +1,7 @@
+/*
+ * `promptgate/window`: the window toolkit for controllers that fit their work into the gateway's bounded window.
+ * Every size it reports is counted as the gateway counts (Unicode code points).
+ */
+
+export { codePoints } from "./code-points.js";
+export { checkpointDue, defaultCheckpointBytes, defaultPageChars, fragment, type JsonFragment } from "./fragment.js";
