@@ -5,8 +5,12 @@ import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken } from "./http/keys.js";
 import { parseJsonBody, readCappedBody } from "./http/read-body.js";
 import { isGatewayKey } from "./pipeline/authorize-call.js";
-import { isObject } from "./surfaces/wire-fields.js";
-import { fragment, maxPageChars } from "./window/fragment.js";
+import { callLabels } from "./pipeline/call-labels.js";
+import { completeCall } from "./pipeline/complete-call.js";
+import { principalOf } from "./pipeline/principal.js";
+import type { CallRecord } from "./record/call-record.js";
+import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
+import { defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
 
 type Env = { Variables: { ref: string } };
 
@@ -43,5 +47,126 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     const fragments = await fragment(body.value, pageChars === undefined ? {} : { pageChars: pageChars as number });
     return c.json({ fragments }, 200, { "x-promptgate-ref": c.var.ref });
   });
+
+  // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.
+  window.put("/evidence/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!evidenceId.test(id)) {
+      throw invalidRequest("An evidence id is 1 to 64 letters, digits, '_', '.' or '-' (e.g. E000001).", "id");
+    }
+    const query = c.req.query("page_chars");
+    const pageChars = query === undefined ? defaultPageChars : Number(query);
+    if (!Number.isInteger(pageChars) || pageChars < 1 || pageChars > maxPageChars) {
+      throw invalidRequest(`'page_chars' must be a whole number from 1 to ${maxPageChars}.`, "page_chars");
+    }
+    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const text = JSON.stringify(body);
+    const now = deps.now().getTime();
+    const principal = await principalOf(deps.store, bearerToken(c.req.header("authorization") ?? null));
+    const expiresAt = now + evidenceKeptMs;
+    await deps.store.putEvidence({ principal, id, text, pageChars, createdAt: now, expiresAt });
+    const [first] = await pagesOf(text, pageChars);
+    const kept = {
+      id,
+      pages: first?.pages ?? 1,
+      page_chars: pageChars,
+      total_chars: first?.total_chars ?? 0,
+      sha256: first?.sha256 ?? "",
+      expires_at: new Date(expiresAt).toISOString(),
+    };
+    return c.json(kept, 200, { "x-promptgate-ref": c.var.ref });
+  });
+
+  // {"kind": "recall", "evidence_refs": ["E000001"], "page": 1} → that one page, recorded with the call.
+  window.post("/recall", async (c) => {
+    const record = recallRecord(deps, c.req.raw, c.var.ref);
+    try {
+      const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+      const { evidence, page } = recallOf(body);
+      record.recall = { evidence, page };
+      const principal = await principalOf(deps.store, bearerToken(c.req.header("authorization") ?? null));
+      const kept = await deps.store.getEvidence(principal, evidence, deps.now().getTime());
+      if (kept === undefined) {
+        throw new GatewayError(
+          "EVIDENCE_NOT_FOUND",
+          400,
+          "No evidence of this id is kept for this caller (unknown, or expired).",
+          {
+            param: "evidence_refs",
+          },
+        );
+      }
+      const pages = await pagesOf(kept.text, kept.pageChars);
+      record.recall.pages = pages.length;
+      const chosen = pages[page];
+      if (chosen === undefined) {
+        throw new GatewayError("PAGE_OUT_OF_RANGE", 400, `The evidence has ${pages.length} pages, numbered from 0.`, {
+          param: "page",
+        });
+      }
+      record.decision = "answered";
+      return c.json(chosen, 200, { "x-promptgate-ref": c.var.ref });
+    } catch (error) {
+      if (GatewayError.isInstance(error)) record.error = error.code;
+      throw error;
+    } finally {
+      await completeCall(deps, record);
+    }
+  });
   return window;
+}
+
+/** An evidence id: short, and safe to repeat in a record and a log line. */
+const evidenceId = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** How long kept evidence can be recalled: a case resumed within a week finds it. */
+const evidenceKeptMs = 7 * 24 * 60 * 60 * 1000;
+
+/** The evidence and page a recall names: exactly one evidence, a page number from 0. */
+function recallOf(body: JsonObject): { evidence: string; page: number } {
+  if (body.kind !== "recall") throw invalidRequest('A recall is {"kind": "recall", …}.', "kind");
+  const refs = body.evidence_refs;
+  if (!Array.isArray(refs) || refs.length !== 1 || typeof refs[0] !== "string") {
+    throw new GatewayError(
+      "RECALL_ONE_EVIDENCE",
+      400,
+      "A recall reads exactly one evidence: 'evidence_refs' must hold one id.",
+      { param: "evidence_refs" },
+    );
+  }
+  const evidence = refs[0];
+  if (!evidenceId.test(evidence)) {
+    throw new GatewayError("EVIDENCE_NOT_FOUND", 400, "No evidence of this id is kept for this caller.", {
+      param: "evidence_refs",
+    });
+  }
+  const page = body.page ?? 0;
+  if (!Number.isInteger(page) || (page as number) < 0) {
+    throw new GatewayError("PAGE_OUT_OF_RANGE", 400, "'page' is a page number from 0.", { param: "page" });
+  }
+  return { evidence, page: page as number };
+}
+
+/** The record of a recall: the toolkit's calls are traced like the APIs' (which evidence, which page). */
+function recallRecord(deps: Deps, request: Request, ref: string): CallRecord {
+  const labels = callLabels(request.headers);
+  return {
+    ref,
+    time: deps.now().toISOString(),
+    policy: undefined,
+    case: labels.caseId,
+    call_label: labels.callLabel,
+    surface: "window",
+    provider: "promptgate",
+    model: undefined,
+    route: "/recall",
+    preflight: undefined,
+    provider_check: undefined,
+    decision: "rejected",
+    upstream_status: undefined,
+    validation: null,
+    repair: undefined,
+    projection_omitted: [],
+    error: undefined,
+  };
 }

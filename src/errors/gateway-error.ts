@@ -15,6 +15,9 @@ export type GatewayErrorCode =
   | "SESSION_SETTINGS_CHANGED"
   | "SESSION_TOKEN_LIMIT"
   | "JOB_EXPIRED"
+  | "EVIDENCE_NOT_FOUND"
+  | "PAGE_OUT_OF_RANGE"
+  | "RECALL_ONE_EVIDENCE"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
   | FailureClass;

@@ -41,6 +41,8 @@ export interface CallRecord {
   decision: CallDecision;
   /** The answer job the call created, polled, cancelled or ran, if any. */
   job?: string | undefined;
+  /** A recall of the window toolkit: the evidence it named and the page it chose (of `pages`, once known). */
+  recall?: { evidence: string; page: number; pages?: number } | undefined;
   upstream_status: number | undefined;
   /** The validation outcome of a structured answer; `null` when there was nothing to validate. */
   validation: Validation | null;

@@ -2,7 +2,15 @@ import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { randomSecret } from "./random-secret.js";
-import type { CachedPrefixRecord, CallQuery, JobRecord, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
+import type {
+  CachedPrefixRecord,
+  CallQuery,
+  EvidenceRecord,
+  JobRecord,
+  ResponseHistoryRecord,
+  SessionRecord,
+  Store,
+} from "./store.js";
 
 /** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */
 export interface MemoryStoreOptions {
@@ -73,6 +81,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const turns = new Map<string, { holder: string; until: number }>();
   const secrets = new Map<string, string>();
   const jobs = boundedMap<JobRecord>(maxEntries);
+  // Keyed by [principal, id] as JSON, so that no separator character can make two pairs collide.
+  const evidence = boundedMap<EvidenceRecord>(maxEntries);
   // A call record is kept as its JSON text, as the SQL store keeps it (cheaper to copy in than a clone), with the
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
@@ -164,6 +174,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async beatJob(id, at) {
       const record = jobs.peek(id);
       if (record !== undefined && record.heartbeatAt < at) jobs.set(id, { ...record, heartbeatAt: at });
+    },
+
+    async putEvidence(record) {
+      evidence.set(JSON.stringify([record.principal, record.id]), { ...record });
+    },
+    async getEvidence(principal, id, now) {
+      const record = unexpired(evidence, JSON.stringify([principal, id]), now);
+      return record === undefined ? undefined : { ...record };
     },
 
     async secret(name) {

@@ -334,6 +334,36 @@ export function sqlStore(database: SqlExecutor): Store {
       await database.run(["UPDATE jobs SET heartbeat_at = ? WHERE id = ? AND heartbeat_at < ?", [at, id, at]]);
     },
 
+    async putEvidence(record) {
+      await database.run([
+        `INSERT INTO evidence (principal, id, text, page_chars, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (principal, id) DO UPDATE SET
+           text = excluded.text, page_chars = excluded.page_chars, created_at = excluded.created_at,
+           expires_at = excluded.expires_at`,
+        [record.principal, record.id, record.text, record.pageChars, record.createdAt, record.expiresAt],
+      ]);
+    },
+    async getEvidence(principal, id, now) {
+      const row = await database.first<{
+        text: string;
+        page_chars: number;
+        created_at: number;
+        expires_at: number;
+      }>([
+        "SELECT text, page_chars, created_at, expires_at FROM evidence WHERE principal = ? AND id = ?",
+        [principal, id],
+      ]);
+      if (row === undefined || row.expires_at <= now) return undefined;
+      return {
+        principal,
+        id,
+        text: row.text,
+        pageChars: row.page_chars,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+      };
+    },
+
     async secret(name) {
       const row = await database.writeThenRead<{ value: string }>(
         ["INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", [name, randomSecret()]],

@@ -93,6 +93,18 @@ export interface JobRecord {
   error?: JobError;
 }
 
+/** A result a controller keeps for recall by page (seed 001), under its own id, per principal. */
+export interface EvidenceRecord {
+  principal: string;
+  id: string;
+  /** The result's compact JSON. */
+  text: string;
+  /** The code points of a page. */
+  pageChars: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
 /** Which call records `listCalls` returns: every filter given applies, in one order, a page at a time. */
 export interface CallQuery {
   /** `newest` first (the latest calls), or `oldest` first (a case read in order). */
@@ -177,6 +189,11 @@ export interface Store {
   ): Promise<JobRecord | undefined>;
   /** Notes that a job's runner is alive at `at`. */
   beatJob(id: string, at: number): Promise<void>;
+
+  /** Keeps a result for recall; one of the same principal and id is replaced. */
+  putEvidence(record: EvidenceRecord): Promise<void>;
+  /** The principal's result of that id, or undefined when unknown or expired at `now`. */
+  getEvidence(principal: string, id: string, now: number): Promise<EvidenceRecord | undefined>;
 
   /**
    * A random secret of the store's, made on first use and the same for every process sharing the store from then on

@@ -36,6 +36,11 @@ export async function fragment(value: unknown, options: { pageChars?: number } =
   }
   const serialized = JSON.stringify(value) as string | undefined;
   if (serialized === undefined) throw new TypeError("The value has no JSON form.");
+  return pagesOf(serialized, pageChars);
+}
+
+/** The pages of a serialized result (see `fragment`), for a result serialized once and kept. */
+export async function pagesOf(serialized: string, pageChars: number): Promise<JsonFragment[]> {
   const total = codePoints(serialized);
   const sha256 = await sha256Hex(serialized);
   const pages = Math.max(1, Math.ceil(total / pageChars));

@@ -4,17 +4,19 @@ import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
+import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { surfaceNames } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
+import { fragment } from "../../src/window/fragment.js";
 
 // The window toolkit over HTTP (POST /promptgate/window/fragment), through app.request(): runs on Node and in
 // workerd (test/http is shared).
 
-async function app(environment: Record<string, string> = {}) {
+async function app(environment: Record<string, string> = {}, records: CallRecord[] = []) {
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies: await identifyPolicies(bundledPolicies),
@@ -22,7 +24,7 @@ async function app(environment: Record<string, string> = {}) {
     transport: fetchTransport(createSimulatedProvider().fetch),
     schemas: new Map(),
     store: memoryStore(),
-    recordCall: async () => {},
+    recordCall: async (record) => void records.push(record),
     newRef,
     now: () => new Date(),
   };
@@ -70,5 +72,79 @@ describe("POST /promptgate/window/fragment", () => {
       post(JSON.stringify({ value: 1 }), { authorization: "Bearer pg-key" }),
     );
     expect(accepted.status).toBe(200);
+  });
+});
+
+describe("evidence and recall", () => {
+  const result = {
+    rows: Array.from({ length: 40 }, (_, index) => ({ id: `E${index}`, text: "Beleg 😀 ".repeat(20) })),
+  };
+
+  function put(gateway: Awaited<ReturnType<typeof app>>, id: string, key = "sk-alice") {
+    return gateway.request(`/promptgate/window/evidence/${id}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify(result),
+    });
+  }
+
+  function recall(gateway: Awaited<ReturnType<typeof app>>, body: unknown, key = "sk-alice") {
+    return gateway.request(
+      "/promptgate/window/recall",
+      post(JSON.stringify(body), { authorization: `Bearer ${key}`, "x-promptgate-case": "case-7" }),
+    );
+  }
+
+  async function codeOf(response: Response): Promise<string> {
+    expect(response.status).toBe(400);
+    return ((await response.json()) as { error: { code: string } }).error.code;
+  }
+
+  it("keeps a result and recalls one page of it, as fragment pages it, recording the choice", async () => {
+    const records: CallRecord[] = [];
+    const gateway = await app({}, records);
+    const kept = await put(gateway, "E000001");
+    expect(kept.status).toBe(200);
+    const pages = await fragment(result);
+    expect(await kept.json()).toMatchObject({ id: "E000001", pages: pages.length, page_chars: 1600 });
+    const response = await recall(gateway, { kind: "recall", evidence_refs: ["E000001"], page: 1 });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(pages[1]);
+    expect(records.at(-1)).toMatchObject({
+      surface: "window",
+      route: "/recall",
+      decision: "answered",
+      case: "case-7",
+      recall: { evidence: "E000001", page: 1, pages: pages.length },
+    });
+  });
+
+  it("refuses an unknown id, another caller's evidence, a page out of range and more than one evidence", async () => {
+    const gateway = await app();
+    await put(gateway, "E000001");
+    expect(await codeOf(await recall(gateway, { kind: "recall", evidence_refs: ["E999999"], page: 0 }))).toBe(
+      "EVIDENCE_NOT_FOUND",
+    );
+    expect(
+      await codeOf(await recall(gateway, { kind: "recall", evidence_refs: ["E000001"], page: 0 }, "sk-mallory")),
+    ).toBe("EVIDENCE_NOT_FOUND");
+    expect(await codeOf(await recall(gateway, { kind: "recall", evidence_refs: ["E000001"], page: 99 }))).toBe(
+      "PAGE_OUT_OF_RANGE",
+    );
+    expect(await codeOf(await recall(gateway, { kind: "recall", evidence_refs: ["E000001"], page: -1 }))).toBe(
+      "PAGE_OUT_OF_RANGE",
+    );
+    expect(
+      await codeOf(await recall(gateway, { kind: "recall", evidence_refs: ["E000001", "E000002"], page: 0 })),
+    ).toBe("RECALL_ONE_EVIDENCE");
+    expect(await codeOf(await recall(gateway, { kind: "recall", evidence_refs: [], page: 0 }))).toBe(
+      "RECALL_ONE_EVIDENCE",
+    );
+    expect(await codeOf(await recall(gateway, { kind: "search", evidence_refs: ["E000001"] }))).toBe("INVALID_REQUEST");
+  });
+
+  it("refuses an evidence id it would not repeat in a record", async () => {
+    const gateway = await app();
+    expect(await codeOf(await put(gateway, "a%20b"))).toBe("INVALID_REQUEST");
   });
 });

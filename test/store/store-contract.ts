@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Policy, PolicyVersion } from "../../src/policy/policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
-import type { Store } from "../../src/store/store.js";
+import type { JobRecord, SessionRecord, Store } from "../../src/store/store.js";
 
 // The one behaviour suite every Store implementation passes. It imports no `node:` module, so that it can run
 // unchanged on Workers against a bindings store; the factories live in the runtime-specific test files.
@@ -316,6 +316,122 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         await store.putResponseHistory(history);
         await store.deleteResponseHistory("resp_unknown");
         expect(await store.getResponseHistory(history.id, 0)).toEqual(history);
+      });
+    });
+
+    describe("sessions", () => {
+      const session: SessionRecord = {
+        id: "resp_first",
+        principal: "p-alice",
+        model: "gpt-4.1",
+        reasoning: "low",
+        profile: undefined,
+        policy: "investigation.bounded@0123456789ab",
+        selection: '{"name":"gpt-4.1"}',
+        held: true,
+        startedAt: 1_000,
+        lastTurnAt: 1_000,
+      };
+
+      it("keeps a session as its first turn made it, and tells another principal's apart", async () => {
+        expect(await store.putSession(session)).toBe(true);
+        expect(await store.putSession({ ...session, model: "other" })).toBe(true);
+        expect(await store.putSession({ ...session, principal: "p-mallory" })).toBe(false);
+        expect(await store.getSession(session.id)).toEqual(session);
+        expect(await store.getSession("resp_unknown")).toBeUndefined();
+      });
+
+      it("notes a later turn, never an earlier one", async () => {
+        await store.putSession(session);
+        await store.touchSession(session.id, 5_000);
+        await store.touchSession(session.id, 3_000);
+        expect((await store.getSession(session.id))?.lastTurnAt).toBe(5_000);
+      });
+
+      it("gives a session's turn to one holder at a time, until it is given back or runs out", async () => {
+        await store.putSession(session);
+        expect(await store.claimSessionTurn(session.id, "ref_a", 2_000, 1_000)).toBe(true);
+        expect(await store.claimSessionTurn(session.id, "ref_b", 2_000, 1_500)).toBe(false);
+        expect(await store.claimSessionTurn(session.id, "ref_b", 3_000, 2_000)).toBe(true);
+        await store.releaseSessionTurn(session.id, "ref_a");
+        expect(await store.claimSessionTurn(session.id, "ref_c", 4_000, 2_100)).toBe(false);
+        await store.releaseSessionTurn(session.id, "ref_b");
+        expect(await store.claimSessionTurn(session.id, "ref_c", 4_000, 2_100)).toBe(true);
+      });
+
+      it("keeps a turn's session, previous response, provider id and items with its history", async () => {
+        const turn = {
+          id: "resp_second",
+          chars: 120,
+          outputKnown: true,
+          expiresAt: 10_000,
+          session: "resp_first",
+          previous: "resp_first",
+          upstream: "resp_provider",
+          items: [{ type: "message", role: "user", content: "Welches Wort? 😀" }],
+        };
+        await store.putResponseHistory(turn);
+        expect(await store.getResponseHistory(turn.id, 0)).toEqual(turn);
+      });
+
+      it("makes a secret once and gives the same one after", async () => {
+        const secret = await store.secret("principal");
+        expect(secret).toMatch(/^[0-9a-f]{64}$/);
+        expect(await store.secret("principal")).toBe(secret);
+        expect(await store.secret("other")).not.toBe(secret);
+      });
+    });
+
+    describe("answer jobs", () => {
+      const job: JobRecord = {
+        id: "resp_job",
+        principal: "p-alice",
+        state: "queued",
+        policy: "default@0123456789ab",
+        createdAt: 1_000,
+        heartbeatAt: 1_000,
+        response: { id: "resp_job", status: "queued" },
+      };
+
+      it("keeps a job and moves it only from the states given", async () => {
+        await store.putJob(job);
+        expect(await store.getJob(job.id)).toEqual(job);
+        const started = await store.updateJob(job.id, ["queued"], { state: "in_progress", startedAt: 2_000 });
+        expect(started).toMatchObject({ state: "in_progress", startedAt: 2_000 });
+        const refused = await store.updateJob(job.id, ["queued"], { state: "cancelled", endedAt: 3_000 });
+        expect(refused).toMatchObject({ state: "in_progress" });
+        expect(refused?.endedAt).toBeUndefined();
+        const error = { code: "timeout", message: "The provider did not answer in time.", ref: "ref_0000000000000001" };
+        const failed = await store.updateJob(job.id, ["in_progress"], { state: "failed", endedAt: 4_000, error });
+        expect(failed).toMatchObject({ state: "failed", endedAt: 4_000, error });
+        expect(await store.updateJob("resp_unknown", ["queued"], { state: "cancelled" })).toBeUndefined();
+      });
+
+      it("notes a runner's beat, never an earlier one", async () => {
+        await store.putJob(job);
+        await store.beatJob(job.id, 9_000);
+        await store.beatJob(job.id, 5_000);
+        expect((await store.getJob(job.id))?.heartbeatAt).toBe(9_000);
+      });
+    });
+
+    describe("evidence", () => {
+      const evidence = {
+        principal: "p-alice",
+        id: "E000001",
+        text: '{"rows":["😀"]}',
+        pageChars: 1600,
+        createdAt: 0,
+        expiresAt: 10_000,
+      };
+
+      it("keeps evidence per principal until it expires, and replaces it under the same id", async () => {
+        await store.putEvidence(evidence);
+        expect(await store.getEvidence("p-alice", "E000001", 9_999)).toEqual(evidence);
+        expect(await store.getEvidence("p-mallory", "E000001", 0)).toBeUndefined();
+        expect(await store.getEvidence("p-alice", "E000001", 10_000)).toBeUndefined();
+        await store.putEvidence({ ...evidence, text: "{}", expiresAt: 20_000 });
+        expect(await store.getEvidence("p-alice", "E000001", 15_000)).toMatchObject({ text: "{}" });
       });
     });
 

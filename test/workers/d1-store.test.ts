@@ -4,7 +4,18 @@ import { d1Store } from "../../src/runtime/workers/d1-store.js";
 import { migrations } from "../../src/runtime/workers/generated/assets.js";
 import { describeStore } from "../store/store-contract.js";
 
-const tables = ["policy_versions", "case_policies", "cached_prefixes", "response_histories", "calls", "d1_migrations"];
+const tables = [
+  "policy_versions",
+  "case_policies",
+  "cached_prefixes",
+  "response_histories",
+  "calls",
+  "sessions",
+  "secrets",
+  "jobs",
+  "evidence",
+  "d1_migrations",
+];
 
 async function dropTables(): Promise<void> {
   await env.DB.batch(tables.map((table) => env.DB.prepare(`DROP TABLE IF EXISTS ${table}`)));

@@ -1256,5 +1256,11 @@ export const migrations: { name: string; statements: string[] }[] = [
       "CREATE TABLE IF NOT EXISTS jobs (\n  id TEXT PRIMARY KEY,\n  principal TEXT NOT NULL,\n  state TEXT NOT NULL CHECK (state IN ('queued', 'in_progress', 'cancelling', 'completed', 'failed', 'cancelled')),\n  policy TEXT NOT NULL,\n  created_at INTEGER NOT NULL,\n  started_at INTEGER,\n  ended_at INTEGER,\n  heartbeat_at INTEGER NOT NULL,\n  response TEXT NOT NULL,\n  error TEXT\n)",
       "ALTER TABLE response_histories ADD COLUMN upstream_id TEXT"
     ]
+  },
+  {
+    "name": "0005_evidence.sql",
+    "statements": [
+      "CREATE TABLE IF NOT EXISTS evidence (\n  principal TEXT NOT NULL,\n  id TEXT NOT NULL,\n  text TEXT NOT NULL,\n  page_chars INTEGER NOT NULL,\n  created_at INTEGER NOT NULL,\n  expires_at INTEGER NOT NULL,\n  PRIMARY KEY (principal, id)\n)"
+    ]
   }
 ];
