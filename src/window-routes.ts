@@ -11,6 +11,7 @@ import { principalOf } from "./pipeline/principal.js";
 import type { CallRecord } from "./record/call-record.js";
 import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
 import { defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
+import { describeSchema } from "./window/signature.js";
 
 type Env = { Variables: { ref: string } };
 
@@ -46,6 +47,14 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     }
     const fragments = await fragment(body.value, pageChars === undefined ? {} : { pageChars: pageChars as number });
     return c.json({ fragments }, 200, { "x-promptgate-ref": c.var.ref });
+  });
+
+  // {"schema": {…}} → its compact signature and form example, with their sizes and the schema's.
+  window.post("/signature", async (c) => {
+    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    if (!isObject(body.schema))
+      throw invalidRequest('The body must be {"schema": {…}}, a JSON Schema object.', "schema");
+    return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.var.ref });
   });
 
   // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.

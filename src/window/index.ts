@@ -5,3 +5,4 @@
 
 export { codePoints } from "./code-points.js";
 export { checkpointDue, defaultCheckpointBytes, defaultPageChars, fragment, type JsonFragment } from "./fragment.js";
+export { describeSchema, formExample, formExampleLabel, signature } from "./signature.js";

@@ -148,3 +148,27 @@ describe("evidence and recall", () => {
     expect(await codeOf(await put(gateway, "a%20b"))).toBe("INVALID_REQUEST");
   });
 });
+
+describe("POST /promptgate/window/signature", () => {
+  it("answers a schema's signature and form example with their sizes", async () => {
+    const gateway = await app();
+    const schema = {
+      type: "object",
+      properties: { summary: { type: "string", maxLength: 400 }, score: { type: "integer", minimum: 0 } },
+      required: ["summary"],
+    };
+    const response = await gateway.request("/promptgate/window/signature", post(JSON.stringify({ schema })));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      signature: "summary: str≤400\nscore?: int≥0",
+      signature_chars: 30,
+      schema_chars: JSON.stringify(schema).length,
+    });
+  });
+
+  it("refuses a body without a schema object", async () => {
+    const gateway = await app();
+    const response = await gateway.request("/promptgate/window/signature", post(JSON.stringify({ schema: "x" })));
+    expect(response.status).toBe(400);
+  });
+});

@@ -24,6 +24,8 @@ Usage:
   promptgate selftest [--timeout S]      the release check: one synthetic answer job per provider,
                                          end to end, with a validated structured answer; prints a
                                          JSON report (promptgate selftest --help)
+  promptgate signature SCHEMA.json       a schema's compact signature and form example, with their
+                                         sizes (promptgate signature --help)
   promptgate --version                   print the version
   promptgate --help                      show this text
 

@@ -6,6 +6,7 @@ import { mainHelp } from "./main-help.js";
 import { replayCommand } from "./replay-command.js";
 import { selftestCommand } from "./selftest-command.js";
 import { serveCommand } from "./serve-command.js";
+import { signatureCommand } from "./signature-command.js";
 import { UsageError } from "./usage-error.js";
 
 // A Map, so that a command line naming `constructor` or `toString` finds no command.
@@ -14,6 +15,7 @@ const commands = new Map<string, (args: string[], io: CliIo) => Promise<ExitCode
   ["replay", replayCommand],
   ["init", initCommand],
   ["selftest", selftestCommand],
+  ["signature", signatureCommand],
 ]);
 
 /**
