@@ -10,6 +10,7 @@ import { completeCall } from "./pipeline/complete-call.js";
 import { principalOf } from "./pipeline/principal.js";
 import type { CallRecord } from "./record/call-record.js";
 import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
+import { buildContext, type Chunk, type ContextOptions } from "./window/context-builder.js";
 import { defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
 import { describeSchema } from "./window/signature.js";
 
@@ -55,6 +56,13 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     if (!isObject(body.schema))
       throw invalidRequest('The body must be {"schema": {…}}, a JSON Schema object.', "schema");
     return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.var.ref });
+  });
+
+  // {"chunks": [{text, source, page?, score}], "limit_chars": 6000, "top_k"?, "max_per_document"?, "similarity"?,
+  //  "label"?, "page_label"?} → the block, its selection, its sources and its size.
+  window.post("/context", async (c) => {
+    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    return c.json(buildContext(chunksOf(body.chunks), contextOptionsOf(body)), 200, { "x-promptgate-ref": c.var.ref });
   });
 
   // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.
@@ -178,4 +186,60 @@ function recallRecord(deps: Deps, request: Request, ref: string): CallRecord {
     projection_omitted: [],
     error: undefined,
   };
+}
+
+/** The chunks of a context request, each checked: text and source strings, a finite score, a page if any. */
+function chunksOf(value: unknown): Chunk[] {
+  if (!Array.isArray(value))
+    throw invalidRequest("'chunks' must be an array of {text, source, page?, score}.", "chunks");
+  return value.map((item, index) => {
+    const at = `chunks[${index}]`;
+    if (!isObject(item) || typeof item.text !== "string" || typeof item.source !== "string") {
+      throw invalidRequest(`'${at}' must have a string 'text' and 'source'.`, at);
+    }
+    if (typeof item.score !== "number" || !Number.isFinite(item.score)) {
+      throw invalidRequest(`'${at}.score' must be a number.`, `${at}.score`);
+    }
+    const page = item.page;
+    if (page !== undefined && page !== null && typeof page !== "number" && typeof page !== "string") {
+      throw invalidRequest(`'${at}.page' must be a number or a string.`, `${at}.page`);
+    }
+    return { text: item.text, source: item.source, score: item.score, ...(page == null ? {} : { page }) };
+  });
+}
+
+/** The options of a context request, each checked. */
+function contextOptionsOf(body: JsonObject): ContextOptions {
+  const whole = (name: string, minimum: number): number | undefined => {
+    const value = body[name];
+    if (value === undefined) return undefined;
+    if (!Number.isInteger(value) || (value as number) < minimum) {
+      throw invalidRequest(`'${name}' must be a whole number of at least ${minimum}.`, name);
+    }
+    return value as number;
+  };
+  const limitChars = whole("limit_chars", 0);
+  if (limitChars === undefined)
+    throw invalidRequest("'limit_chars' is required: the block's size in characters.", "limit_chars");
+  const options: ContextOptions = { limitChars };
+  const topK = whole("top_k", 1);
+  if (topK !== undefined) options.topK = topK;
+  const maxPerDocument = whole("max_per_document", 1);
+  if (maxPerDocument !== undefined) options.maxPerDocument = maxPerDocument;
+  if (body.similarity !== undefined) {
+    if (typeof body.similarity !== "number" || body.similarity < 0 || body.similarity > 1) {
+      throw invalidRequest("'similarity' must be a number from 0 to 1.", "similarity");
+    }
+    options.similarity = body.similarity;
+  }
+  for (const [name, key] of [
+    ["label", "label"],
+    ["page_label", "pageLabel"],
+  ] as const) {
+    const value = body[name];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || value.length > 40) throw invalidRequest(`'${name}' must be a short string.`, name);
+    options[key] = value;
+  }
+  return options;
 }

@@ -4,5 +4,13 @@
  */
 
 export { codePoints } from "./code-points.js";
+export {
+  buildContext,
+  type Chunk,
+  type ContextBlock,
+  type ContextOptions,
+  contextSeparator,
+  type SelectedChunk,
+} from "./context-builder.js";
 export { checkpointDue, defaultCheckpointBytes, defaultPageChars, fragment, type JsonFragment } from "./fragment.js";
 export { describeSchema, formExample, formExampleLabel, signature } from "./signature.js";

@@ -172,3 +172,35 @@ describe("POST /promptgate/window/signature", () => {
     expect(response.status).toBe(400);
   });
 });
+
+describe("POST /promptgate/window/context", () => {
+  it("answers the bounded block, its selection, its sources and its size", async () => {
+    const gateway = await app();
+    const chunks = [
+      { text: "Die Auftragsklärung ist der erste Schritt.", source: "Coaching.pdf", page: 12, score: 0.9 },
+      { text: "Skalenfragen ermöglichen eine Einschätzung.", source: "Methoden.pdf", page: 45, score: 0.8 },
+    ];
+    const response = await gateway.request(
+      "/promptgate/window/context",
+      post(JSON.stringify({ chunks, limit_chars: 200, label: "Source", page_label: "p." })),
+    );
+    expect(response.status).toBe(200);
+    const built = (await response.json()) as { block: string; chars: number; sources: unknown[] };
+    expect(built.block).toBe(
+      "[Source 1: Coaching.pdf, p. 12]\nDie Auftragsklärung ist der erste Schritt.\n\n---\n\n[Source 2: Methoden.pdf, p. 45]\nSkalenfragen ermöglichen eine Einschätzung.",
+    );
+    expect(built.chars).toBe(Array.from(built.block).length);
+    expect(built.sources).toHaveLength(2);
+  });
+
+  it.each([
+    ["no limit", { chunks: [] }],
+    ["chunks that are not an array", { chunks: {}, limit_chars: 10 }],
+    ["a chunk without a score", { chunks: [{ text: "t", source: "s" }], limit_chars: 10 }],
+    ["a similarity above 1", { chunks: [], limit_chars: 10, similarity: 2 }],
+  ])("refuses %s with 400 INVALID_REQUEST", async (_name, body) => {
+    const gateway = await app();
+    const response = await gateway.request("/promptgate/window/context", post(JSON.stringify(body)));
+    expect(response.status).toBe(400);
+  });
+});
