@@ -3,6 +3,7 @@
  * Every size it reports is counted as the gateway counts (Unicode code points).
  */
 
+export { type CitationOptions, checkCitations, type RemovedCitation } from "./citations.js";
 export { codePoints } from "./code-points.js";
 export {
   buildContext,
