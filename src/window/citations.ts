@@ -23,7 +23,7 @@ function isRecord(value: Json): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function escape(segment: string): string {
+function pointerSegment(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
@@ -35,9 +35,11 @@ function arraysAt(value: Json, segments: string[], path: string, found: { array:
   }
   const [head, ...rest] = segments as [string, ...string[]];
   if (head === "*") {
-    if (Array.isArray(value)) value.forEach((item, index) => arraysAt(item, rest, `${path}/${index}`, found));
-    else if (isRecord(value))
-      for (const [key, member] of Object.entries(value)) arraysAt(member, rest, `${path}/${escape(key)}`, found);
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) arraysAt(item, rest, `${path}/${index}`, found);
+    } else if (isRecord(value))
+      for (const [key, member] of Object.entries(value))
+        arraysAt(member, rest, `${path}/${pointerSegment(key)}`, found);
     return;
   }
   const key = head.replaceAll("~1", "/").replaceAll("~0", "~");
