@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
 import { ConfigError, readConfig } from "../../src/config.js";
-import type { Deps } from "../../src/deps.js";
-import { newRef } from "../../src/errors/ref.js";
 import { exposedHeaders, requestedHeadersAllowed } from "../../src/http/cors.js";
-import { identifyPolicies } from "../../src/policy/identify-policy.js";
-import type { CallRecord } from "../../src/record/call-record.js";
-import { modelTableOf } from "../../src/routing/model-table.js";
-import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
-import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
-import { memoryStore } from "../../src/store/memory-store.js";
-import { surfaceNames } from "../../src/surfaces/surfaces.js";
-import { fetchTransport } from "../../src/transport/fetch-transport.js";
+import { appUnderTest } from "../support/app-under-test.js";
 
 // CORS through app.request(), without a socket; runs on Node and in workerd (test/http is shared).
 
@@ -22,21 +12,7 @@ const openAIRequestHeaders =
   "authorization,content-type,x-stainless-arch,x-stainless-lang,x-stainless-os,x-stainless-package-version," +
   "x-stainless-retry-count,x-stainless-runtime,x-stainless-runtime-version,x-stainless-timeout";
 
-async function gatewayApp(environment: Record<string, string>) {
-  const records: CallRecord[] = [];
-  const deps: Deps = {
-    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
-    policies: await identifyPolicies(bundledPolicies),
-    models: modelTableOf(undefined, surfaceNames),
-    transport: fetchTransport(createSimulatedProvider().fetch),
-    schemas: new Map(),
-    store: memoryStore(),
-    recordCall: async (record) => void records.push(record),
-    newRef,
-    now: () => new Date(),
-  };
-  return { app: createApp(deps), records };
-}
+const gatewayApp = appUnderTest;
 
 function preflight(method: string, requestHeaders: string, origin = page): RequestInit {
   return {

@@ -1,34 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
-import { readConfig } from "../../src/config.js";
-import type { Deps } from "../../src/deps.js";
-import { newRef } from "../../src/errors/ref.js";
-import { identifyPolicies } from "../../src/policy/identify-policy.js";
-import type { CallRecord } from "../../src/record/call-record.js";
-import { modelTableOf } from "../../src/routing/model-table.js";
-import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
-import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
-import { memoryStore } from "../../src/store/memory-store.js";
-import { surfaceNames } from "../../src/surfaces/surfaces.js";
-import { fetchTransport } from "../../src/transport/fetch-transport.js";
 import { fragment } from "../../src/window/fragment.js";
+import { appUnderTest } from "../support/app-under-test.js";
 
 // The window toolkit over HTTP (POST /promptgate/window/fragment), through app.request(): runs on Node and in
 // workerd (test/http is shared).
 
-async function app(environment: Record<string, string> = {}, records: CallRecord[] = []) {
-  const deps: Deps = {
-    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
-    policies: await identifyPolicies(bundledPolicies),
-    models: modelTableOf(undefined, surfaceNames),
-    transport: fetchTransport(createSimulatedProvider().fetch),
-    schemas: new Map(),
-    store: memoryStore(),
-    recordCall: async (record) => void records.push(record),
-    newRef,
-    now: () => new Date(),
-  };
-  return createApp(deps);
+async function app(environment: Record<string, string> = {}) {
+  return (await appUnderTest(environment)).app;
 }
 
 function post(body: string, headers: Record<string, string> = {}): RequestInit {
@@ -101,8 +79,7 @@ describe("evidence and recall", () => {
   }
 
   it("keeps a result and recalls one page of it, as fragment pages it, recording the choice", async () => {
-    const records: CallRecord[] = [];
-    const gateway = await app({}, records);
+    const { app: gateway, records } = await appUnderTest();
     const kept = await put(gateway, "E000001");
     expect(kept.status).toBe(200);
     const pages = await fragment(result);

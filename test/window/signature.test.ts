@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/json/canonical-json.js";
 import { embeddedJsonObjects } from "../../src/json/embedded-json.js";
 import { formExample, formExampleLabel, signature } from "../../src/window/index.js";
+import { realWorldSchemas } from "../schema/fixtures/real-world-schemas.js";
 
-// Seed 000's compact signatures, as golden texts: the investigation schemas (v21, v22) and schemas of the kind
-// clients send.
+// Seed 000's compact signatures, as golden texts: the investigation schemas (v21, v22), the real-world schemas of
+// the schema fixtures, and a few shapes those do not show.
 
 const schemaOf = (name: string) => JSON.parse(readFileSync(`schemas/${name}.json`, "utf8")) as Record<string, unknown>;
 const points = (text: string) => Array.from(text).length;
@@ -32,28 +33,6 @@ describe("signature", () => {
   });
 
   it.each([
-    [
-      "a structured-output schema with nullable fields and nested arrays",
-      {
-        type: "object",
-        properties: {
-          steps: {
-            type: "array",
-            items: {
-              type: "object",
-              properties: { explanation: { type: "string" }, output: { type: "string" } },
-              required: ["explanation", "output"],
-              additionalProperties: false,
-            },
-          },
-          final_answer: { type: ["string", "null"] },
-          score: { type: "number", exclusiveMinimum: 0, maximum: 1 },
-        },
-        required: ["steps", "final_answer"],
-        additionalProperties: false,
-      },
-      "steps: [{explanation: str, output: str}]\nfinal_answer: str|null\nscore?: num>0≤1",
-    ],
     [
       "a recursive tree through $defs",
       {
@@ -85,6 +64,26 @@ describe("signature", () => {
     ],
   ])("renders %s", (_name, schema, expected) => {
     expect(signature(schema)).toBe(expected);
+  });
+});
+
+describe("signature of the real-world schemas (test/schema/fixtures)", () => {
+  const named = (name: string) => realWorldSchemas.find((entry) => entry.name === name)?.schema;
+
+  it.each([
+    ["openai strict: math reasoning steps", "steps: [{explanation: str, output: str}]\nfinal_answer: str"],
+    [
+      "openai strict: calendar event extraction",
+      "name: str\ndate: str\nparticipants: [str]\nlocation: str|null\nduration_minutes: int|null",
+    ],
+  ])("renders %s", (name, expected) => {
+    expect(signature(named(name))).toBe(expected);
+  });
+
+  it("is shorter than the compact JSON of every one of them", () => {
+    for (const { name, schema } of realWorldSchemas) {
+      expect(points(signature(schema)), name).toBeLessThan(points(JSON.stringify(schema)));
+    }
   });
 });
 

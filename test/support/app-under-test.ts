@@ -1,0 +1,32 @@
+import { createApp } from "../../src/app.js";
+import { readConfig } from "../../src/config.js";
+import type { Deps } from "../../src/deps.js";
+import { newRef } from "../../src/errors/ref.js";
+import { identifyPolicies } from "../../src/policy/identify-policy.js";
+import type { CallRecord } from "../../src/record/call-record.js";
+import { modelTableOf } from "../../src/routing/model-table.js";
+import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
+import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
+import { memoryStore } from "../../src/store/memory-store.js";
+import { surfaceNames } from "../../src/surfaces/surfaces.js";
+import { fetchTransport } from "../../src/transport/fetch-transport.js";
+
+/**
+ * The gateway's app without a socket (driven through `app.request()`), on the bundled policies, the memory store and
+ * the simulated providers, with the records it keeps; runs on Node and in workerd alike.
+ */
+export async function appUnderTest(environment: Record<string, string> = {}) {
+  const records: CallRecord[] = [];
+  const deps: Deps = {
+    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
+    policies: await identifyPolicies(bundledPolicies),
+    models: modelTableOf(undefined, surfaceNames),
+    transport: fetchTransport(createSimulatedProvider().fetch),
+    schemas: new Map(),
+    store: memoryStore(),
+    recordCall: async (record) => void records.push(record),
+    newRef,
+    now: () => new Date(),
+  };
+  return { app: createApp(deps), records };
+}
