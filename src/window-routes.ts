@@ -79,7 +79,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
     const text = JSON.stringify(body);
     const now = deps.now().getTime();
-    const principal = await principalOf(deps.store, bearerToken(c.req.header("authorization") ?? null));
+    const principal = await callerOf(deps, c.req.raw);
     const expiresAt = now + evidenceKeptMs;
     await deps.store.putEvidence({ principal, id, text, pageChars, createdAt: now, expiresAt });
     const [first] = await pagesOf(text, pageChars);
@@ -101,7 +101,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
       const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
       const { evidence, page } = recallOf(body);
       record.recall = { evidence, page };
-      const principal = await principalOf(deps.store, bearerToken(c.req.header("authorization") ?? null));
+      const principal = await callerOf(deps, c.req.raw);
       const kept = await deps.store.getEvidence(principal, evidence, deps.now().getTime());
       if (kept === undefined) {
         throw new GatewayError(
@@ -131,6 +131,11 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     }
   });
   return window;
+}
+
+/** The principal of a toolkit request: the keyed hash of its bearer key (none is one principal too). */
+function callerOf(deps: Deps, request: Request): Promise<string> {
+  return principalOf(deps.store, bearerToken(request.headers.get("authorization")));
 }
 
 /** An evidence id: short, and safe to repeat in a record and a log line. */

@@ -1,8 +1,10 @@
 import type { Deps, JobHost } from "../deps.js";
+import { classOfStatus, upstreamErrorMessages } from "../errors/error-classes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { hex } from "../json/sha256-hex.js";
 import {
   deadlineSecondsOf,
+  defaultDeadlineSeconds,
   defaultJobLimits,
   type JobLimits,
   jobLimitsOf,
@@ -44,12 +46,8 @@ function newJobId(): string {
 /** The job's object as a poll returns it: the API's response object with the job's state and times beside it. */
 function shown(job: JobRecord): JsonObject {
   const response = isObject(job.response) ? job.response : {};
-  const times = Object.fromEntries(
-    (["created_at", "started_at", "ended_at"] as const)
-      .map((name, index) => [name, [job.createdAt, job.startedAt, job.endedAt][index]] as const)
-      .filter((entry) => entry[1] !== undefined)
-      .map(([name, at]) => [name, new Date(at as number).toISOString()]),
-  );
+  const at = (time: number | undefined) => (time === undefined ? undefined : new Date(time).toISOString());
+  const times = { created_at: at(job.createdAt), started_at: at(job.startedAt), ended_at: at(job.endedAt) };
   // A failed job names the ref of its failure, by which its record and log line are found.
   const ref = job.error?.ref === undefined || job.error.ref === "" ? {} : { ref: job.error.ref };
   return { ...response, promptgate: { job: { state: job.state, ...times, ...ref } } };
@@ -227,17 +225,30 @@ async function endJob(
     await deps.store.updateJob(job.id, running, { state: "completed", endedAt: now, response: answer });
     return;
   }
-  const error = isObject(body) && isObject(body.error) ? body.error : {};
-  const member = isObject(error.promptgate) ? error.promptgate : {};
   if (signal.aborted) {
     await failJob(deps, job, route, stoppedError(deps));
     return;
   }
-  await failJob(deps, job, route, {
-    code: typeof member.code === "string" ? member.code : "internal",
-    message: typeof error.message === "string" ? error.message : "The job failed.",
-    ref: typeof member.ref === "string" ? member.ref : deps.newRef(),
-  });
+  await failJob(deps, job, route, runFailure(deps, response.status, body));
+}
+
+/**
+ * A failed run's error as the job keeps it. A gateway error (it carries the `promptgate` member) has fixed text and
+ * is kept as it is; any other is a provider's answer relayed under `upstream_errors.text = "passthrough"`, whose text
+ * the job, kept in the store, never holds: its status's class and that class's fixed message stand for it.
+ */
+function runFailure(deps: Deps, status: number, body: unknown): JobError {
+  const error = isObject(body) && isObject(body.error) ? body.error : {};
+  const member = isObject(error.promptgate) ? error.promptgate : undefined;
+  if (member !== undefined && typeof member.code === "string" && typeof error.message === "string") {
+    return {
+      code: member.code,
+      message: error.message,
+      ref: typeof member.ref === "string" ? member.ref : deps.newRef(),
+    };
+  }
+  const code = classOfStatus(status);
+  return { code, message: upstreamErrorMessages[code], ref: deps.newRef() };
 }
 
 /** Ends an unfinished job as `failed` with `error`; a job already ended stays as it is. */
@@ -308,7 +319,7 @@ function limitsOf(deps: Deps, ref: string): { job: JobLimits; deadlineSeconds: n
     const policy = deps.policies.resolve(ref).policy;
     return { job: jobLimitsOf(policy), deadlineSeconds: deadlineSecondsOf(policy) };
   } catch {
-    return { job: defaultJobLimits, deadlineSeconds: 960 };
+    return { job: defaultJobLimits, deadlineSeconds: defaultDeadlineSeconds };
   }
 }
 

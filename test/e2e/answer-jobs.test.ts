@@ -127,6 +127,20 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
     });
   });
 
+  it("keeps no provider text in a failed job, even under a policy that relays it to synchronous calls", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ policy: "errors.passthrough" });
+    const created = await client.responses.create({ model: "gpt-4.1", input: "provider-failure", background: true });
+    const done = await pollUntil(client, created.id, ended);
+    expect(done).toMatchObject({
+      status: "failed",
+      error: { code: "upstream", message: "The provider failed or could not be reached." },
+    });
+    const kept = await gateway.store.getJob(created.id);
+    expect(JSON.stringify(kept)).not.toContain("raw provider text");
+    expect(JSON.stringify(kept)).not.toContain("sk-live");
+  });
+
   it("refuses background with stream: a job is polled", async () => {
     const gateway = await gatewayOn(makeStore);
     const refused = await refusal(

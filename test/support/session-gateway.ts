@@ -25,7 +25,7 @@ import { fetchTransport } from "../../src/transport/fetch-transport.js";
 export const hour = 60 * 60 * 1000;
 
 /** A policy of the bundled set (case.interpretation), under another name, with tables of its own. */
-function testPolicy(name: string, tables: Partial<Pick<Policy, "session" | "jobs">>) {
+function testPolicy(name: string, tables: Partial<Pick<Policy, "session" | "jobs" | "upstream_errors">>) {
   const base = bundledPolicies.find((entry) => entry.policy.name === "case.interpretation");
   if (base === undefined) throw new Error("case.interpretation is not bundled");
   return { source: `${name}.toml`, policy: { ...base.policy, name, ...tables } as Policy };
@@ -79,6 +79,13 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
   const transport = fetchTransport(async (request: Request) => {
     const body = request.method === "POST" ? ((await request.clone().json()) as Record<string, unknown>) : {};
     sent.push({ path: new URL(request.url).pathname, body, at: Date.now() });
+    // A provider failing with text of its own, which only a passthrough policy may relay.
+    if (body.input === "provider-failure") {
+      return Response.json(
+        { error: { message: "raw provider text sk-live-0123", type: "server_error" } },
+        { status: 500 },
+      );
+    }
     if (held !== undefined) {
       // A held request still ends when its caller aborts it, as a real provider call does.
       const aborted = new Promise((resolve) => {
@@ -98,6 +105,7 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
     testPolicy("session.capped", { session: { max_start_tokens: 100, max_total_tokens: 150 } as never }),
     testPolicy("session.short", { session: { idle_hours: 1, max_days: 1, queue_seconds: 1 } as never }),
     testPolicy("jobs.one", { jobs: { max_running: 1, queue_seconds: 300 } as never }),
+    testPolicy("errors.passthrough", { upstream_errors: { text: "passthrough" } }),
   ]);
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
