@@ -71,6 +71,12 @@ export function adminRoutes(deps: Deps): Hono<Env> {
     }
     return policyReloadResponse(outcome, c.var.ref);
   });
+  // A case's frozen policy versions and invalid answers, by policy name; the reset of the invalid-answer cap.
+  admin.get("/cases/:case", async (c) => c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.var.ref)));
+  admin.delete("/cases/:case/invalid-answers", async (c) => {
+    await deps.store.resetInvalidAnswers(c.req.param("case"));
+    return c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.var.ref));
+  });
   admin.get("/calls/:ref", async (c) => {
     const call = await deps.store.getCall(c.req.param("ref"));
     if (call === undefined) {
@@ -79,4 +85,21 @@ export function adminRoutes(deps: Deps): Hono<Env> {
     return c.json(call, 200, { "x-promptgate-ref": c.var.ref });
   });
   return admin;
+}
+
+function refHeader(ref: string): Record<string, string> {
+  return { "x-promptgate-ref": ref };
+}
+
+/** What the store holds of a case: per policy name, the frozen version's sha256 and the invalid answers counted. */
+async function caseState(deps: Deps, caseId: string) {
+  const freezes = await deps.store.listCaseFreezes(caseId);
+  return {
+    case: caseId,
+    policies: freezes.map((frozen) => ({
+      name: frozen.name,
+      sha256: frozen.sha256,
+      invalid_answers: frozen.invalidAnswers,
+    })),
+  };
 }

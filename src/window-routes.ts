@@ -6,6 +6,7 @@ import { bearerToken } from "./http/keys.js";
 import { parseJsonBody, readCappedBody } from "./http/read-body.js";
 import { isGatewayKey } from "./pipeline/authorize-call.js";
 import { callLabels } from "./pipeline/call-labels.js";
+import { sourceIndexId } from "./pipeline/call-sources.js";
 import { completeCall } from "./pipeline/complete-call.js";
 import { principalOf } from "./pipeline/principal.js";
 import type { CallRecord } from "./record/call-record.js";
@@ -94,6 +95,22 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     return c.json(kept, 200, { "x-promptgate-ref": c.var.ref });
   });
 
+  // PUT /sources/{id} with {"sources": ["D1", …]} → a source index that calls name with x-promptgate-sources.
+  window.put("/sources/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!sourceIndexId.test(id)) {
+      throw invalidRequest("A source index id is 1 to 64 letters, digits, '_', '.' or '-'.", "id");
+    }
+    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const sources = sourcesOf(body.sources);
+    const now = deps.now().getTime();
+    const principal = await callerOf(deps, c.req.raw);
+    const expiresAt = now + evidenceKeptMs;
+    await deps.store.putSourceIndex({ principal, id, sources, createdAt: now, expiresAt });
+    const kept = { id, sources: sources.length, expires_at: new Date(expiresAt).toISOString() };
+    return c.json(kept, 200, { "x-promptgate-ref": c.var.ref });
+  });
+
   // {"kind": "recall", "evidence_refs": ["E000001"], "page": 1} → that one page, recorded with the call.
   window.post("/recall", async (c) => {
     const record = recallRecord(deps, c.req.raw, c.var.ref);
@@ -143,6 +160,26 @@ const evidenceId = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** How long kept evidence can be recalled: a case resumed within a week finds it. */
 const evidenceKeptMs = 7 * 24 * 60 * 60 * 1000;
+
+/** The most source ids one index holds, and the longest id. */
+const maxSources = 10_000;
+const maxSourceIdChars = 200;
+
+/** The source ids of a source index: a list of distinct, non-empty strings, bounded in number and length. */
+function sourcesOf(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > maxSources) {
+    throw invalidRequest(`The body must be {"sources": [...]}, a list of at most ${maxSources} source ids.`, "sources");
+  }
+  value.forEach((id, index) => {
+    if (typeof id !== "string" || id.length === 0 || [...id].length > maxSourceIdChars) {
+      throw invalidRequest(
+        `'sources[${index}]' must be a source id: a string of 1 to ${maxSourceIdChars} characters.`,
+        `sources[${index}]`,
+      );
+    }
+  });
+  return [...new Set(value as string[])];
+}
 
 /** The evidence and page a recall names: exactly one evidence, a page number from 0. */
 function recallOf(body: JsonObject): { evidence: string; page: number } {

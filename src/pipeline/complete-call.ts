@@ -1,7 +1,8 @@
 import type { Deps } from "../deps.js";
 import { callLogLine } from "../record/call-log-line.js";
 import type { CallRecord } from "../record/call-record.js";
-import { writeLog } from "./write-log.js";
+import { policyNameOf } from "./resolve-policy.js";
+import { logInternalError, writeLog } from "./write-log.js";
 
 /**
  * Ends a call: appends its record and writes its one log line, timed from the record's arrival
@@ -10,9 +11,32 @@ import { writeLog } from "./write-log.js";
  */
 export async function completeCall(deps: Deps, record: CallRecord): Promise<void> {
   const kept = deps.recordCall(record);
+  const counted = invalidAnswerOfCase(record) ? countInvalidAnswer(deps, record) : undefined;
   if (deps.log !== undefined) {
     const duration = deps.now().getTime() - Date.parse(record.time);
     writeLog(deps, callLogLine(record, Number.isFinite(duration) ? duration : 0));
   }
   await kept;
+  await counted;
+}
+
+/** Whether a call of a case got an answer that failed its full schema (not a schema the provider refused). */
+function invalidAnswerOfCase(record: CallRecord): boolean {
+  const validation = record.validation;
+  return (
+    record.case !== undefined &&
+    record.policy !== undefined &&
+    validation !== null &&
+    !validation.valid &&
+    validation.errors[0]?.validation_keyword !== "provider_schema"
+  );
+}
+
+/** Counts a case's invalid answer for its policy's cap; a failure to count is logged, and the call's answer stands. */
+async function countInvalidAnswer(deps: Deps, record: CallRecord): Promise<void> {
+  try {
+    await deps.store.addInvalidAnswer(record.case as string, policyNameOf(record.policy as string));
+  } catch (cause) {
+    logInternalError(deps, record.ref, cause, "record", []);
+  }
 }

@@ -6,6 +6,7 @@ import type { PolicyVersion } from "../policy/policy.js";
 import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
 import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
+import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";
 import type { CallRecorder } from "./call-recorder.js";
@@ -15,7 +16,7 @@ import { relayStream, type StreamFailures } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
 import type { AnsweredTurn } from "./session-turn.js";
 import type { UpstreamCall } from "./upstream-call.js";
-import { validateAnswerBody } from "./validate-answer-body.js";
+import { type CitationCheck, checkAnswerBody } from "./validate-answer-body.js";
 
 /** Everything the last step of a call needs. */
 export interface FinishInput {
@@ -36,6 +37,8 @@ export interface FinishInput {
   ref: string;
   /** The session turn the call is, where its route has sessions. */
   turn?: AnsweredTurn | undefined;
+  /** The source index the answer's citations are checked against, where the call names one. */
+  citations?: CitationCheck | undefined;
 }
 
 /** The client's response; `recordLater` when a stream records the call itself at its end. */
@@ -70,7 +73,9 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   const body = jsonObjectOf(bytes);
   if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
-  if (validating) sent = validateWholeAnswer(input, output, bytes, body);
+  if (output !== undefined && (validating || input.citations !== undefined)) {
+    sent = checkWholeAnswer(input, output, bytes, body, validating);
+  }
   await remember(input, body);
   return {
     response: new Response(sent, {
@@ -81,18 +86,30 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   };
 }
 
-/** Validates a whole answer; returns the body to send, or throws 422 under `on_invalid = "error"`. */
-function validateWholeAnswer(
+/**
+ * Checks a whole answer: its citations where the call names a source index, then its full schema where the policy
+ * validates. Returns the body to send, or throws 422 under `on_invalid = "error"`.
+ */
+function checkWholeAnswer(
   input: FinishInput,
   output: StructuredOutput,
   bytes: Uint8Array<ArrayBuffer>,
   body: JsonObject,
+  validating: boolean,
 ): Uint8Array<ArrayBuffer> | string {
   const { policy, prepared, headers } = input;
   const { record } = input.recorder;
-  const validated = validateAnswerBody(body, output, prepared.fullSchema, policy);
-  if (validated === undefined) return bytes;
-  const { validation, repair } = validated.check;
+  const schema = validating ? prepared.fullSchema : undefined;
+  const checked = checkAnswerBody(body, output, { schema, policy, citations: input.citations });
+  if (checked === undefined) return bytes;
+  if (input.citations !== undefined) {
+    record.citations_removed = checked.removed.slice(0, maxRecordedCitations).map(recordedCitation);
+    headers["x-promptgate-citations-removed"] = String(checked.removed.length);
+  }
+  const changed = checked.body !== body;
+  const check = checked.check;
+  if (check === undefined) return changed ? JSON.stringify(checked.body) : bytes;
+  const { validation, repair } = check;
   record.validation = validation;
   if (repair !== undefined) record.repair = { rule: repair.rule, original: repair.original };
   const onInvalid = policy.policy.validation.on_invalid;
@@ -107,8 +124,22 @@ function validateWholeAnswer(
     );
   }
   headers["x-promptgate-validation"] = validation.valid ? "valid" : "invalid";
-  if (onInvalid === "annotate") return JSON.stringify({ ...validated.body, promptgate: { validation } });
-  return repair === undefined ? bytes : JSON.stringify(validated.body);
+  if (onInvalid === "annotate") return JSON.stringify({ ...checked.body, promptgate: { validation } });
+  return changed ? JSON.stringify(checked.body) : bytes;
+}
+
+/** At most this many removed citations are kept in a call record. */
+const maxRecordedCitations = 100;
+
+/** A removed citation as the record keeps it: a source id is the model's text, so a long one is cut. */
+function recordedCitation(citation: RemovedCitation): RemovedCitation {
+  const id = [...citation.source_id];
+  const path = [...citation.path];
+  return {
+    path: path.length > 300 ? `${path.slice(0, 300).join("")}…` : citation.path,
+    source_id: id.length > 100 ? `${id.slice(0, 100).join("")}…` : citation.source_id,
+    reason: citation.reason,
+  };
 }
 
 /**

@@ -13,7 +13,7 @@ import { callRecorder } from "./call-recorder.js";
 import { type Deadline, startDeadline } from "./deadline.js";
 import { debugPolicy, debugRoute } from "./debug-steps.js";
 import { relayProxied } from "./relay-proxied.js";
-import { casePolicy, requestedPolicy } from "./resolve-policy.js";
+import { casePolicy, checkInvalidAnswerCap, requestedPolicy } from "./resolve-policy.js";
 import { sendCall } from "./send-call.js";
 import { sendUpstream } from "./send-upstream.js";
 import { ownStoredResponse } from "./session-turn.js";
@@ -31,6 +31,7 @@ const rejections = new Set([
   "SESSION_EXPIRED",
   "SESSION_SETTINGS_CHANGED",
   "SESSION_TOKEN_LIMIT",
+  "INVALID_ANSWER_LIMIT",
 ]);
 
 /** One request on a surface, from the route to the client's response. */
@@ -96,9 +97,10 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     const requested = await requestedPolicy(deps, input.policyRef);
     // A call its case refuses (409) still names the version it asked for.
     record.policy = requested.ref;
-    const policy = await casePolicy(deps, requested, input.policyRef, record.case);
+    const { policy, invalidAnswers } = await casePolicy(deps, requested, input.policyRef, record.case);
     record.policy = policy.ref;
     debugPolicy(deps, ref, policy, record.case, requested);
+    if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline });
     if (endpoint.kind === "proxy") {

@@ -19,6 +19,12 @@ export async function requestedPolicy(deps: Deps, policyRef: string | undefined)
   }
 }
 
+/** The version a call runs under, and its case's invalid answers under that policy name (0 without a case). */
+export interface CasePolicy {
+  policy: PolicyVersion;
+  invalidAnswers: number;
+}
+
 /**
  * The version a call runs under. Without a case it is the requested one. With a case (its
  * `x-promptgate-case`), the first call of the case under a policy name freezes that version for the
@@ -30,11 +36,12 @@ export async function casePolicy(
   requested: PolicyVersion,
   policyRef: string | undefined,
   caseId: string | undefined,
-): Promise<PolicyVersion> {
-  if (caseId === undefined) return requested;
+): Promise<CasePolicy> {
+  if (caseId === undefined) return { policy: requested, invalidAnswers: 0 };
   const name = requested.policy.name;
   const frozen = await deps.store.freezeCasePolicy(caseId, name, requested.sha256);
-  if (frozen === requested.sha256) return requested;
+  const { invalidAnswers } = frozen;
+  if (frozen.sha256 === requested.sha256) return { policy: requested, invalidAnswers };
   if (policyRef !== undefined && isPinnedRef(policyRef)) {
     throw new GatewayError(
       "POLICY_MISMATCH",
@@ -43,5 +50,27 @@ export async function casePolicy(
     );
   }
   // Another gateway on the same store may have frozen a version this process has not loaded yet.
-  return await requestedPolicy(deps, `${name}@${frozen}`);
+  return { policy: await requestedPolicy(deps, `${name}@${frozen.sha256}`), invalidAnswers };
+}
+
+/**
+ * Refuses a call of a case that has had as many invalid answers under its policy as the policy's
+ * `[validation] max_invalid_per_case` allows: 400 INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count.
+ */
+export function checkInvalidAnswerCap(policy: PolicyVersion, invalidAnswers: number): void {
+  const cap = policy.policy.validation.max_invalid_per_case;
+  if (cap === undefined || invalidAnswers < cap) return;
+  throw new GatewayError(
+    "INVALID_ANSWER_LIMIT",
+    400,
+    `This case has had ${invalidAnswers} answers that failed the response schema under policy ${policy.policy.name}, ` +
+      `its cap (validation.max_invalid_per_case = ${cap}); its calls are refused until an operator resets the count ` +
+      "(DELETE /promptgate/admin/cases/{case}/invalid-answers). Nothing was sent.",
+  );
+}
+
+/** The policy name of a record's `name@12hex` ref (a name holds no `@`). */
+export function policyNameOf(ref: string): string {
+  const at = ref.indexOf("@");
+  return at === -1 ? ref : ref.slice(0, at);
 }

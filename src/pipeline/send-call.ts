@@ -9,6 +9,7 @@ import type { CallAttempt, CallRecord } from "../record/call-record.js";
 import type { ModelEntry } from "../routing/model-table.js";
 import { type CallRoute, routeCall } from "../routing/route-call.js";
 import { translatedResponse } from "../routing/translated-response.js";
+import { admitListedSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { surfaces } from "../surfaces/surfaces.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
@@ -16,6 +17,7 @@ import type { PromptSize } from "../window/prompt-size.js";
 import { isFailure } from "./answer-failure.js";
 import { createJob, type RunAgain } from "./answer-jobs.js";
 import type { CallRecorder } from "./call-recorder.js";
+import { citationCheckOf } from "./call-sources.js";
 import { debugChecks } from "./debug-steps.js";
 import { type FinishedAnswer, finishAnswer } from "./finish-answer.js";
 import type { SurfaceRequest } from "./handle-surface-request.js";
@@ -110,6 +112,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
       "stream",
     );
   }
+  const citations = await citationCheckOf(deps, input, policy, parsed.call.stream);
   // A job is measured and checked as the call its run sends.
   if (asJob) reparse(jobs.foreground(clientBody));
   let turn: SessionTurn | undefined;
@@ -171,6 +174,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     turn === undefined ? undefined : { turn, translated: route.translation !== undefined, policy: policy.ref };
   return finishAnswer({
     turn: answeredTurn,
+    citations,
     deps,
     endpoint: route.translation === undefined ? endpoint : translatedEndpoint(endpoint, route.translation.endpoint),
     policy,
@@ -229,6 +233,7 @@ async function prepareAttempt(
     await compileCallSchema(endpoint, parsed, policy, schema);
     const prepared = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, measurements, route.target);
     record.projection_omitted = prepared.omitted;
+    admitListedSchema(prepared.fullSchema, policy, deps.schemas);
     const turn = measured.turn;
     if (turn !== undefined && (turn.session !== undefined || turn.route.stores(parsed.body))) {
       checkSessionCaps(turn, measurements.provider ?? (measurements.preflight as PromptSize), policy);

@@ -36,6 +36,13 @@ export interface Policy {
      * versions' identity; `maxSchemaCharsOf` applies the default then.
      */
     max_schema_chars?: number;
+    /**
+     * The named schemas (`PROMPTGATE_SCHEMAS`) a call's response schema must be one of, compared by content; a call
+     * with another schema is INVALID_REQUEST. Unset: any schema.
+     */
+    schemas?: string[];
+    /** The most invalid answers a case may have under this policy name before its calls get INVALID_ANSWER_LIMIT. */
+    max_invalid_per_case?: number;
   };
   repair: RepairRule[];
   cache: {
@@ -67,6 +74,16 @@ export interface Policy {
   session?: SessionLimits;
   /** Answer jobs (`background: true`, seed 004). Optional, without a default object; `jobLimitsOf` fills it in. */
   jobs?: JobLimits;
+  /**
+   * Where a call's answer cites its sources, checked against the source index the call names
+   * (`x-promptgate-sources`, seeds 003 and 004). Optional; `citationsOf` gives `/citations` and `source_id`.
+   */
+  citations?: { at?: string; field?: string };
+}
+
+/** Where the policy's answers cite their sources: a pointer pattern to arrays of citations, and the id member. */
+export function citationsOf(policy: Policy): { at: string; field: string } {
+  return { at: policy.citations?.at ?? "/citations", field: policy.citations?.field ?? "source_id" };
 }
 
 /** How answer jobs run. */

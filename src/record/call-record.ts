@@ -1,5 +1,6 @@
 import type { UpstreamErrorRecord } from "../errors/gateway-error.js";
 import type { Validation } from "../schema/diagnostics.js";
+import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import type { InternalErrorNote } from "./internal-error-line.js";
 
@@ -62,6 +63,11 @@ export interface CallRecord {
   other_fields?: string[];
   /** The JSON paths of content the gateway could not measure, when there is any. */
   unmeasured?: string[];
+  /**
+   * Citations taken out of the answer because the source index the call named (`x-promptgate-sources`) lacks their
+   * id, or the answer cited it before: where each stood and its id (at most 100; a long id cut), never other text.
+   */
+  citations_removed?: RemovedCitation[];
   /** The error code the client received, if any. */
   error: string | undefined;
   /**

@@ -1,4 +1,5 @@
 import { GatewayError } from "../errors/gateway-error.js";
+import { canonicalJson } from "../json/canonical-json.js";
 import { maxSchemaCharsOf, type PolicyVersion } from "../policy/policy.js";
 import { compactJsonCodePoints } from "../window/code-points.js";
 import { compiledValidator } from "./compile-validator.js";
@@ -40,4 +41,38 @@ function cycles(schema: unknown): boolean {
     if (error instanceof RangeError) throw refusalError("too-complex");
     throw error;
   }
+}
+
+/** The canonical JSON of each named schema, by name, made once per set of named schemas. */
+const canonicalNamed = new WeakMap<ReadonlyMap<string, unknown>, Map<string, string>>();
+
+function canonicalOf(schemas: ReadonlyMap<string, unknown>, name: string): string | undefined {
+  let texts = canonicalNamed.get(schemas);
+  if (texts === undefined) {
+    texts = new Map([...schemas].map(([known, schema]) => [known, canonicalJson(schema)]));
+    canonicalNamed.set(schemas, texts);
+  }
+  return texts.get(name);
+}
+
+/**
+ * Checks a call's full response schema against the policy's list of accepted named schemas
+ * (`[validation] schemas`), by content: a call whose schema is none of them is 400 INVALID_REQUEST before
+ * anything is sent. A call without a schema, or under a policy without a list, passes.
+ */
+export function admitListedSchema(schema: unknown, policy: PolicyVersion, schemas: ReadonlyMap<string, unknown>): void {
+  const listed = policy.policy.validation.schemas;
+  if (listed === undefined || schema === undefined) return;
+  const text = canonicalJson(schema);
+  if (listed.some((name) => canonicalOf(schemas, name) === text)) return;
+  const missing = listed.filter((name) => !schemas.has(name));
+  throw new GatewayError(
+    "INVALID_REQUEST",
+    400,
+    `Policy ${policy.ref} accepts only the response schemas ${listed.join(", ")} (validation.schemas); ` +
+      "this call's schema is none of them. Send one of them as it is, or name it with x-promptgate-schema. " +
+      (missing.length > 0 ? `(${missing.join(", ")} is not among the gateway's named schemas.) ` : "") +
+      "Nothing was sent.",
+    { param: "response_schema" },
+  );
 }

@@ -5,10 +5,12 @@ import { randomSecret } from "./random-secret.js";
 import type {
   CachedPrefixRecord,
   CallQuery,
+  CaseFreeze,
   EvidenceRecord,
   JobRecord,
   ResponseHistoryRecord,
   SessionRecord,
+  SourceIndexRecord,
   Store,
 } from "./store.js";
 
@@ -74,7 +76,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const maxEntries = options.maxEntries ?? 10_000;
   const policyVersions = new Map<string, PolicyVersion>();
   // Keyed by [caseId, name] as JSON, so that no separator character can make two pairs collide.
-  const casePolicies = new Map<string, string>();
+  const casePolicies = new Map<string, CaseFreeze>();
   const cachedPrefixes = boundedMap<CachedPrefixRecord>(maxEntries);
   const responseHistories = boundedMap<ResponseHistoryRecord>(maxEntries);
   const sessions = boundedMap<SessionRecord>(maxEntries);
@@ -83,6 +85,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const jobs = boundedMap<JobRecord>(maxEntries);
   // Keyed by [principal, id] as JSON, so that no separator character can make two pairs collide.
   const evidence = boundedMap<EvidenceRecord>(maxEntries);
+  const sourceIndexes = boundedMap<SourceIndexRecord>(maxEntries);
   // A call record is kept as its JSON text, as the SQL store keeps it (cheaper to copy in than a clone), with the
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
@@ -97,10 +100,22 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
     async freezeCasePolicy(caseId, name, sha256) {
       const key = JSON.stringify([caseId, name]);
-      const frozen = casePolicies.get(key);
-      if (frozen !== undefined) return frozen;
-      casePolicies.set(key, sha256);
-      return sha256;
+      const frozen = casePolicies.get(key) ?? { name, sha256, invalidAnswers: 0 };
+      casePolicies.set(key, frozen);
+      return { ...frozen };
+    },
+    async addInvalidAnswer(caseId, name) {
+      const frozen = casePolicies.get(JSON.stringify([caseId, name]));
+      if (frozen !== undefined) frozen.invalidAnswers += 1;
+    },
+    async listCaseFreezes(caseId) {
+      return [...casePolicies.entries()]
+        .filter(([key]) => JSON.parse(key)[0] === caseId)
+        .map(([, frozen]) => ({ ...frozen }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+    async resetInvalidAnswers(caseId) {
+      for (const [key, frozen] of casePolicies) if (JSON.parse(key)[0] === caseId) frozen.invalidAnswers = 0;
     },
 
     async putCachedPrefix(record) {
@@ -182,6 +197,14 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async getEvidence(principal, id, now) {
       const record = unexpired(evidence, JSON.stringify([principal, id]), now);
       return record === undefined ? undefined : { ...record };
+    },
+
+    async putSourceIndex(record) {
+      sourceIndexes.set(JSON.stringify([record.principal, record.id]), structuredClone(record));
+    },
+    async getSourceIndex(principal, id, now) {
+      const record = unexpired(sourceIndexes, JSON.stringify([principal, id]), now);
+      return record === undefined ? undefined : structuredClone(record);
     },
 
     async secret(name) {

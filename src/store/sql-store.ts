@@ -151,15 +151,31 @@ export function sqlStore(database: SqlExecutor): Store {
       );
     },
     async freezeCasePolicy(caseId, name, sha256) {
-      const frozen = await database.writeThenRead<{ sha256: string }>(
+      const frozen = await database.writeThenRead<{ sha256: string; invalid_answers: number }>(
         [
           "INSERT INTO case_policies (case_id, name, sha256) VALUES (?, ?, ?) ON CONFLICT (case_id, name) DO NOTHING",
           [caseId, name, sha256],
         ],
-        ["SELECT sha256 FROM case_policies WHERE case_id = ? AND name = ?", [caseId, name]],
+        ["SELECT sha256, invalid_answers FROM case_policies WHERE case_id = ? AND name = ?", [caseId, name]],
       );
       if (frozen === undefined) throw new Error("A case policy freeze was not stored.");
-      return frozen.sha256;
+      return { name, sha256: frozen.sha256, invalidAnswers: frozen.invalid_answers };
+    },
+    async addInvalidAnswer(caseId, name) {
+      await database.run([
+        "UPDATE case_policies SET invalid_answers = invalid_answers + 1 WHERE case_id = ? AND name = ?",
+        [caseId, name],
+      ]);
+    },
+    async listCaseFreezes(caseId) {
+      const rows = await database.all<{ name: string; sha256: string; invalid_answers: number }>([
+        "SELECT name, sha256, invalid_answers FROM case_policies WHERE case_id = ? ORDER BY name",
+        [caseId],
+      ]);
+      return rows.map((row) => ({ name: row.name, sha256: row.sha256, invalidAnswers: row.invalid_answers }));
+    },
+    async resetInvalidAnswers(caseId) {
+      await database.run(["UPDATE case_policies SET invalid_answers = 0 WHERE case_id = ?", [caseId]]);
     },
 
     async putCachedPrefix(record) {
@@ -362,6 +378,24 @@ export function sqlStore(database: SqlExecutor): Store {
         createdAt: row.created_at,
         expiresAt: row.expires_at,
       };
+    },
+
+    async putSourceIndex(record) {
+      await database.run([
+        `INSERT INTO source_indexes (principal, id, sources, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (principal, id) DO UPDATE SET
+           sources = excluded.sources, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+        [record.principal, record.id, JSON.stringify(record.sources), record.createdAt, record.expiresAt],
+      ]);
+    },
+    async getSourceIndex(principal, id, now) {
+      const row = await database.first<{ sources: string; created_at: number; expires_at: number }>([
+        "SELECT sources, created_at, expires_at FROM source_indexes WHERE principal = ? AND id = ?",
+        [principal, id],
+      ]);
+      if (row === undefined || row.expires_at <= now) return undefined;
+      const sources = JSON.parse(row.sources) as string[];
+      return { principal, id, sources, createdAt: row.created_at, expiresAt: row.expires_at };
     },
 
     async secret(name) {

@@ -105,6 +105,22 @@ export interface EvidenceRecord {
   expiresAt: number;
 }
 
+/** A source index a controller registered (seeds 003, 004): the source ids a call's answer may cite. */
+export interface SourceIndexRecord {
+  principal: string;
+  id: string;
+  sources: string[];
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** A case's state under one policy name: the version frozen for it and how many invalid answers it has had. */
+export interface CaseFreeze {
+  name: string;
+  sha256: string;
+  invalidAnswers: number;
+}
+
 /** Which call records `listCalls` returns: every filter given applies, in one order, a page at a time. */
 export interface CallQuery {
   /** `newest` first (the latest calls), or `oldest` first (a case read in order). */
@@ -140,9 +156,15 @@ export interface Store {
   listPolicyVersions(): Promise<PolicyVersion[]>;
   /**
    * Freezes `sha256` as the version of policy `name` for a case unless one is frozen already,
-   * atomically; returns the frozen sha256 (the existing one, or the one just stored).
+   * atomically; returns the freeze (the existing one, or the one just stored) with the case's invalid answers.
    */
-  freezeCasePolicy(caseId: string, name: string, sha256: string): Promise<string>;
+  freezeCasePolicy(caseId: string, name: string, sha256: string): Promise<CaseFreeze>;
+  /** Counts one invalid answer of a case under a policy name it froze; a pair never frozen is ignored. */
+  addInvalidAnswer(caseId: string, name: string): Promise<void>;
+  /** Every policy name a case froze, by name, with its counts. */
+  listCaseFreezes(caseId: string): Promise<CaseFreeze[]>;
+  /** Sets a case's invalid answers back to 0 under every policy name (the admin's reset of the cap). */
+  resetInvalidAnswers(caseId: string): Promise<void>;
 
   putCachedPrefix(record: CachedPrefixRecord): Promise<void>;
   /** The record, or undefined when unknown or expired at `now` (epoch ms). */
@@ -194,6 +216,10 @@ export interface Store {
   putEvidence(record: EvidenceRecord): Promise<void>;
   /** The principal's result of that id, or undefined when unknown or expired at `now`. */
   getEvidence(principal: string, id: string, now: number): Promise<EvidenceRecord | undefined>;
+  /** Keeps a source index; one of the same principal and id is replaced. */
+  putSourceIndex(record: SourceIndexRecord): Promise<void>;
+  /** The principal's source index of that id, or undefined when unknown or expired at `now`. */
+  getSourceIndex(principal: string, id: string, now: number): Promise<SourceIndexRecord | undefined>;
 
   /**
    * A random secret of the store's, made on first use and the same for every process sharing the store from then on

@@ -31,6 +31,11 @@ export interface StructuredOutput {
   streamedText(event: JsonObject): string | undefined;
   /** Whether a provider's 400 error body says it rejected the response schema. */
   rejectsSchema(errorBody: JsonObject): boolean;
+  /**
+   * Why the provider stopped the answer of choice `index` before its end (its length limit, a filter), as the
+   * provider's own word (`length`, `MAX_TOKENS`, `SAFETY`, `max_tokens` …); undefined when it ended as it should.
+   */
+  stopReason(response: JsonObject, index: number): string | undefined;
 }
 
 /**

@@ -20,6 +20,9 @@ interface Exchange {
 let harness: GatewayUnderTest;
 let exchanges: Exchange[];
 
+const v21 = JSON.parse(
+  readFileSync(new URL("../../schemas/investigation_bootstrap_v21.json", import.meta.url), "utf8"),
+) as SchemaNode;
 const v22 = JSON.parse(
   readFileSync(new URL("../../schemas/investigation_bootstrap_v22.json", import.meta.url), "utf8"),
 ) as SchemaNode;
@@ -216,14 +219,14 @@ describe("Gemini's schema projection through @google/genai", () => {
     await clientFor("/policies/investigation.bounded.v1").models.generateContent({
       model: "gemini-test",
       contents: "Bootstrap the investigation of job N12.",
-      config: { temperature: 0.3, responseMimeType: "application/json", responseJsonSchema: v22 },
+      config: { temperature: 0.3, responseMimeType: "application/json", responseJsonSchema: v21 },
     });
     const sent = JSON.parse(exchanges[0]!.requestBody) as SchemaNode;
     const upstream = upstreamBody();
     expect(withoutResponseSchema(upstream)).toEqual(withoutResponseSchema(sent));
     expect(upstream.generationConfig.responseJsonSchema).toEqual({
       type: "object",
-      description: "Bootstrap answer of the investigation controller (nested contract v22).",
+      description: "Bootstrap answer of the investigation controller (contract v21, kept for frozen policies).",
       properties: {
         assessment: { type: "object" },
         update: { type: "object" },
@@ -231,6 +234,17 @@ describe("Gemini's schema projection through @google/genai", () => {
       },
       required: ["assessment", "update", "next"],
     });
+  });
+
+  it("refuses v22 under investigation.bounded.v1, whose cases keep the v21 contract, and sends nothing", async () => {
+    const refused = clientFor("/policies/investigation.bounded.v1").models.generateContent({
+      model: "gemini-test",
+      contents: "Bootstrap.",
+      config: { responseMimeType: "application/json", responseJsonSchema: v22 },
+    });
+    const sentBefore = harness.upstream.received.length;
+    await expect(refused).rejects.toMatchObject({ status: 400 });
+    expect(harness.upstream.received.length).toBe(sentBefore);
   });
 
   it("reports the client's full schema as the preflight's schema_chars", async () => {

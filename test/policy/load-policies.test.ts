@@ -87,7 +87,11 @@ describe("loadPolicies with the shipped files", () => {
     const { policy } = await loadShipped("investigation.bounded.v1");
     expect(policy.window).toEqual({ enforce: true, target_chars: 10000, limit_chars: 20000, reserve_chars: 1500 });
     expect(policy.gemini.projection).toBe("outer");
-    expect(policy.validation).toEqual({ enabled: true, on_invalid: "error" });
+    expect(policy.validation).toEqual({
+      enabled: true,
+      on_invalid: "error",
+      schemas: ["investigation_bootstrap_v21"],
+    });
     expect(policy.repair).toEqual([]);
   });
 

@@ -13,7 +13,7 @@ process.stdout.write("ready\n");
 process.stdin.once("data", async () => {
   const frozen: string[] = [];
   for (let index = 1; index <= Number(count); index += 1) {
-    frozen.push(await store.freezeCasePolicy(`case-${index}`, "investigation.bounded", sha256));
+    frozen.push((await store.freezeCasePolicy(`case-${index}`, "investigation.bounded", sha256)).sha256);
   }
   await store.close();
   process.stdout.write(`frozen ${JSON.stringify(frozen)}\n`);

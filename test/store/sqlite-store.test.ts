@@ -59,7 +59,7 @@ describe("sqliteStore", () => {
 
     const reopened = sqliteStore(path);
     expect(await reopened.listPolicyVersions()).toEqual([version]);
-    expect(await reopened.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).toBe(sha("a"));
+    expect((await reopened.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).sha256).toBe(sha("a"));
     expect(await reopened.getCachedPrefix(prefix.name, 0)).toEqual(prefix);
     expect(await reopened.getResponseHistory(history.id, 0)).toEqual(history);
     expect(await reopened.getCall("ref_1")).toEqual(callRecord("ref_1", "case-1"));

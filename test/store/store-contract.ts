@@ -131,39 +131,77 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
 
     describe("case policy freezes", () => {
       it("freezes the first sha256 offered for a case and policy name and returns it", async () => {
-        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"))).toBe(sha("a"));
+        expect((await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"))).sha256).toBe(sha("a"));
       });
 
       it("returns the frozen sha256 and ignores a different one offered later", async () => {
         await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"));
-        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).toBe(sha("a"));
-        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).toBe(sha("a"));
+        expect((await store.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).sha256).toBe(sha("a"));
+        expect((await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).sha256).toBe(sha("a"));
       });
 
       it("freezes each policy name of one case on its own", async () => {
-        expect(await store.freezeCasePolicy("case-1", "case.interpretation", sha("a"))).toBe(sha("a"));
-        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).toBe(sha("b"));
-        expect(await store.freezeCasePolicy("case-1", "case.interpretation", sha("c"))).toBe(sha("a"));
-        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).toBe(sha("b"));
+        expect((await store.freezeCasePolicy("case-1", "case.interpretation", sha("a"))).sha256).toBe(sha("a"));
+        expect((await store.freezeCasePolicy("case-1", "investigation.bounded", sha("b"))).sha256).toBe(sha("b"));
+        expect((await store.freezeCasePolicy("case-1", "case.interpretation", sha("c"))).sha256).toBe(sha("a"));
+        expect((await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).sha256).toBe(sha("b"));
       });
 
       it("freezes the same policy name separately for different cases", async () => {
         await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"));
-        expect(await store.freezeCasePolicy("case-2", "investigation.bounded", sha("b"))).toBe(sha("b"));
+        expect((await store.freezeCasePolicy("case-2", "investigation.bounded", sha("b"))).sha256).toBe(sha("b"));
       });
 
       it("does not confuse case and name pairs that concatenate alike", async () => {
         await store.freezeCasePolicy("case-1:", "x", sha("a"));
-        expect(await store.freezeCasePolicy("case-1", ":x", sha("b"))).toBe(sha("b"));
+        expect((await store.freezeCasePolicy("case-1", ":x", sha("b"))).sha256).toBe(sha("b"));
       });
 
       it("freezes exactly one sha256 when many freezes of one case and name run at once", async () => {
         const offered = ["1", "2", "3", "4", "5", "6", "7", "8", "9"].map(sha);
         const frozen = await Promise.all(
-          offered.map((sha256) => store.freezeCasePolicy("case-1", "investigation.bounded", sha256)),
+          offered.map(
+            async (sha256) => (await store.freezeCasePolicy("case-1", "investigation.bounded", sha256)).sha256,
+          ),
         );
         expect(new Set(frozen).size).toBe(1);
         expect(offered).toContain(frozen[0]);
+      });
+
+      it("counts a case's invalid answers per policy name, lists them and resets them", async () => {
+        expect(await store.freezeCasePolicy("case-1", "investigation.bounded", sha("a"))).toEqual({
+          name: "investigation.bounded",
+          sha256: sha("a"),
+          invalidAnswers: 0,
+        });
+        await store.freezeCasePolicy("case-1", "case.interpretation", sha("b"));
+        await store.freezeCasePolicy("case-2", "investigation.bounded", sha("a"));
+        await Promise.all([1, 2, 3].map(() => store.addInvalidAnswer("case-1", "investigation.bounded")));
+        await store.addInvalidAnswer("case-2", "investigation.bounded");
+        // A pair never frozen is not made by a count.
+        await store.addInvalidAnswer("case-3", "investigation.bounded");
+        expect((await store.freezeCasePolicy("case-1", "investigation.bounded", sha("c"))).invalidAnswers).toBe(3);
+        expect(await store.listCaseFreezes("case-1")).toEqual([
+          { name: "case.interpretation", sha256: sha("b"), invalidAnswers: 0 },
+          { name: "investigation.bounded", sha256: sha("a"), invalidAnswers: 3 },
+        ]);
+        expect(await store.listCaseFreezes("case-3")).toEqual([]);
+        await store.resetInvalidAnswers("case-1");
+        expect((await store.listCaseFreezes("case-1")).map((frozen) => frozen.invalidAnswers)).toEqual([0, 0]);
+        expect((await store.listCaseFreezes("case-2"))[0]?.invalidAnswers).toBe(1);
+      });
+    });
+
+    describe("source indexes", () => {
+      const index = { principal: "p1", id: "S-1", sources: ["D1", "D2"], createdAt: 1_000, expiresAt: 5_000 };
+
+      it("keeps a source index per principal until it expires, and replaces one of the same id", async () => {
+        await store.putSourceIndex(index);
+        expect(await store.getSourceIndex("p1", "S-1", 2_000)).toEqual(index);
+        expect(await store.getSourceIndex("p2", "S-1", 2_000)).toBeUndefined();
+        expect(await store.getSourceIndex("p1", "S-1", 5_000)).toBeUndefined();
+        await store.putSourceIndex({ ...index, sources: ["D3"], expiresAt: 9_000 });
+        expect((await store.getSourceIndex("p1", "S-1", 6_000))?.sources).toEqual(["D3"]);
       });
     });
 

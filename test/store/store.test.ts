@@ -69,6 +69,6 @@ describe("memoryStore bounds", () => {
       await store.freezeCasePolicy(`case-${index}`, "investigation.bounded", sha256);
     }
     expect((await store.listPolicyVersions()).map((version) => version.sha256)).toEqual(shas);
-    expect(await store.freezeCasePolicy("case-0", "investigation.bounded", sha("f"))).toBe(sha("0"));
+    expect((await store.freezeCasePolicy("case-0", "investigation.bounded", sha("f"))).sha256).toBe(sha("0"));
   });
 });

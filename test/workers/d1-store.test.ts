@@ -14,6 +14,7 @@ const tables = [
   "secrets",
   "jobs",
   "evidence",
+  "source_indexes",
   "d1_migrations",
 ];
 

@@ -17,6 +17,12 @@ export const messagesStructuredOutput: StructuredOutput = {
     const format = { type: "json_schema", schema: fullSchema };
     return { body: { ...body, output_config: { ...config, format } }, omitted: [] };
   },
+  stopReason(response) {
+    const reason = response.stop_reason;
+    return reason === "max_tokens" || reason === "refusal" || reason === "model_context_window_exceeded"
+      ? reason
+      : undefined;
+  },
   answerTexts(response) {
     const blocks = textBlocks(response);
     return [blocks.length === 0 ? undefined : blocks.map((block) => String(block.text)).join("")];

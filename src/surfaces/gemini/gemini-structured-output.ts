@@ -59,6 +59,14 @@ export const geminiStructuredOutput: StructuredOutput = {
     return { body: { ...body, [key]: config }, omitted: projected.omitted };
   },
   answerTexts: (response) => candidatesOf(response).map(candidateText),
+  stopReason(response, index) {
+    const candidate = candidatesOf(response)[index];
+    const reason = isObject(candidate) ? candidate.finishReason : undefined;
+    // Every reason but STOP (and the unspecified one) ends an answer before its end: MAX_TOKENS, SAFETY, RECITATION …
+    return typeof reason === "string" && reason !== "STOP" && reason !== "FINISH_REASON_UNSPECIFIED"
+      ? reason
+      : undefined;
+  },
   withAnswerText(response, index, text) {
     const candidates = candidatesOf(response).map((candidate, at) => {
       if (at !== index || !isObject(candidate)) return candidate;

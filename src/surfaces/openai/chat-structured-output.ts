@@ -17,6 +17,11 @@ export const chatStructuredOutput: StructuredOutput = {
     };
     return { body: { ...body, response_format: format }, omitted: [] };
   },
+  stopReason(response, index) {
+    const choice = Array.isArray(response.choices) ? response.choices[index] : undefined;
+    const reason = isObject(choice) ? choice.finish_reason : undefined;
+    return reason === "length" || reason === "content_filter" ? reason : undefined;
+  },
   answerTexts(response) {
     const choices = Array.isArray(response.choices) ? response.choices : [];
     return choices.map((choice) => {

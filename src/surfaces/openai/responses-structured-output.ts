@@ -23,6 +23,11 @@ export const responsesStructuredOutput: StructuredOutput = {
     const format = { type: "json_schema", name: "promptgate_schema", schema: fullSchema, strict: false };
     return { body: { ...body, text: { ...text, format } }, omitted: [] };
   },
+  stopReason(response) {
+    if (response.status !== "incomplete") return undefined;
+    const reason = isObject(response.incomplete_details) ? response.incomplete_details.reason : undefined;
+    return typeof reason === "string" ? reason : "incomplete";
+  },
   answerTexts(response) {
     const parts = outputTextParts(response);
     return [parts.length === 0 ? undefined : parts.map((part) => part.text).join("")];

@@ -4,6 +4,7 @@ import { type Measurements, parseCall, prepareCall } from "../../../pipeline/pre
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { ModelTable } from "../../../routing/model-table.js";
 import { routeCall } from "../../../routing/route-call.js";
+import { admitListedSchema } from "../../../schema/schema-admission.js";
 import type { MeasuredEndpoint, Surface } from "../../../surfaces/surface.js";
 import { surfaces } from "../../../surfaces/surfaces.js";
 import { type CachedPrefix, noCachedPrefix, type PromptSize } from "../../../window/prompt-size.js";
@@ -86,7 +87,17 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
     const route = routeCall(routing, surface, endpoint, stored.route, parsed.body, entry);
     if (route.provider !== surface) report.routed_to = route.provider.name;
     const prefix = cachedPrefix(stored);
-    prepareCall(endpoint, parsed, stored.route, context.policy, namedSchema, prefix, measurements, route.target);
+    const prepared = prepareCall(
+      endpoint,
+      parsed,
+      stored.route,
+      context.policy,
+      namedSchema,
+      prefix,
+      measurements,
+      route.target,
+    );
+    admitListedSchema(prepared.fullSchema, context.policy, context.schemas);
     report.passes = true;
   } catch (caught) {
     if (!GatewayError.isInstance(caught)) {

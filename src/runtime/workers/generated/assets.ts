@@ -125,7 +125,10 @@ export const policies: ValidatedPolicy[] = [
       },
       "validation": {
         "enabled": true,
-        "on_invalid": "error"
+        "on_invalid": "error",
+        "schemas": [
+          "investigation_bootstrap_v21"
+        ]
       },
       "cache": {
         "unknown_prefix": "reject",
@@ -991,6 +994,21 @@ export const namedSchemas: [string, unknown][] = [
               "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.",
               "type": "integer",
               "minimum": 1
+            },
+            "schemas": {
+              "description": "The named schemas (files NAME.json in PROMPTGATE_SCHEMAS) a call's response schema must be one of, compared by content whether the client sends it natively or names it with x-promptgate-schema; a call with any other response schema is refused with INVALID_REQUEST before anything is sent. A call without a response schema is not affected. Unset: any schema.",
+              "type": "array",
+              "minItems": 1,
+              "uniqueItems": true,
+              "items": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9_.-]{1,100}$"
+              }
+            },
+            "max_invalid_per_case": {
+              "description": "The most answers that fail the full schema a case (x-promptgate-case) may have under this policy name; once it has that many, its calls are refused with INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count (DELETE /promptgate/admin/cases/{case}/invalid-answers). Repaired answers are valid. Unset: no cap.",
+              "type": "integer",
+              "minimum": 1
             }
           }
         },
@@ -1146,6 +1164,25 @@ export const namedSchemas: [string, unknown][] = [
               "default": 24
             }
           }
+        },
+        "citations": {
+          "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "at": {
+              "description": "JSON Pointer of the arrays of citations in the answer; `*` stands for every member or item on the way (e.g. /findings/*/citations). Default /citations.",
+              "type": "string",
+              "pattern": "^(/[^/]*)*$",
+              "maxLength": 200
+            },
+            "field": {
+              "description": "The member of a citation object that names its source; a citation that is a string is its own id. Default source_id.",
+              "type": "string",
+              "minLength": 1,
+              "maxLength": 100
+            }
+          }
         }
       },
       "$defs": {
@@ -1261,6 +1298,13 @@ export const migrations: { name: string; statements: string[] }[] = [
     "name": "0005_evidence.sql",
     "statements": [
       "CREATE TABLE IF NOT EXISTS evidence (\n  principal TEXT NOT NULL,\n  id TEXT NOT NULL,\n  text TEXT NOT NULL,\n  page_chars INTEGER NOT NULL,\n  created_at INTEGER NOT NULL,\n  expires_at INTEGER NOT NULL,\n  PRIMARY KEY (principal, id)\n)"
+    ]
+  },
+  {
+    "name": "0006_case_caps_and_sources.sql",
+    "statements": [
+      "ALTER TABLE case_policies ADD COLUMN invalid_answers INTEGER NOT NULL DEFAULT 0",
+      "CREATE TABLE IF NOT EXISTS source_indexes (\n  principal TEXT NOT NULL,\n  id TEXT NOT NULL,\n  sources TEXT NOT NULL,\n  created_at INTEGER NOT NULL,\n  expires_at INTEGER NOT NULL,\n  PRIMARY KEY (principal, id)\n)"
     ]
   }
 ];

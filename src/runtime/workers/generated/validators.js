@@ -3590,11 +3590,13 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 }, "schemas": { "description": "The named schemas (files NAME.json in PROMPTGATE_SCHEMAS) a call's response schema must be one of, compared by content whether the client sends it natively or names it with x-promptgate-schema; a call with any other response schema is refused with INVALID_REQUEST before anything is sent. A call without a response schema is not affected. Unset: any schema.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,100}$" } }, "max_invalid_per_case": { "description": "The most answers that fail the full schema a case (x-promptgate-case) may have under this policy name; once it has that many, its calls are refused with INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count (DELETE /promptgate/admin/cases/{case}/invalid-answers). Repaired answers are valid. Unset: no cap.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } }, "citations": { "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "at": { "description": "JSON Pointer of the arrays of citations in the answer; `*` stands for every member or item on the way (e.g. /findings/*/citations). Default /citations.", "type": "string", "pattern": "^(/[^/]*)*$", "maxLength": 200 }, "field": { "description": "The member of a citation object that names its source; a citation that is a string is its own id. Default source_id.", "type": "string", "minLength": 1, "maxLength": 100 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
-var pattern63 = new RegExp("^(/([^~/]|~[01])*)+$", "u");
+var pattern53 = new RegExp("^[A-Za-z0-9_.-]{1,100}$", "u");
+var pattern7 = new RegExp("^(/([^~/]|~[01])*)+$", "u");
+var pattern9 = new RegExp("^(/[^/]*)*$", "u");
 function validate203(data, { instancePath = "", parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {}) {
   let vErrors = null;
   let errors = 0;
@@ -3974,7 +3976,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       if (data13 && typeof data13 == "object" && !Array.isArray(data13)) {
         const _errs28 = errors;
         for (const key3 in data13) {
-          if (!(key3 === "enabled" || key3 === "on_invalid" || key3 === "max_schema_chars")) {
+          if (!(key3 === "enabled" || key3 === "on_invalid" || key3 === "max_schema_chars" || key3 === "schemas" || key3 === "max_invalid_per_case")) {
             const err29 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 } };
             if (vErrors === null) {
               vErrors = [err29];
@@ -4040,222 +4042,243 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
           var valid3 = _errs32 === errors;
         }
+        if (data13.schemas !== void 0) {
+          let data17 = data13.schemas;
+          const _errs34 = errors;
+          const _errs35 = errors;
+          if (Array.isArray(data17)) {
+            if (data17.length < 1) {
+              const err34 = { instancePath: instancePath + "/validation/schemas", schemaPath: "#/properties/validation/properties/schemas/minItems", keyword: "minItems", params: { limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err34];
+              } else {
+                vErrors.push(err34);
+              }
+              errors++;
+            }
+            let valid5 = true;
+            const len0 = data17.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+              let data18 = data17[i0];
+              const _errs36 = errors;
+              const _errs37 = errors;
+              if (typeof data18 === "string") {
+                if (!pattern53.test(data18)) {
+                  const err35 = { instancePath: instancePath + "/validation/schemas/" + i0, schemaPath: "#/properties/validation/properties/schemas/items/pattern", keyword: "pattern", params: { pattern: "^[A-Za-z0-9_.-]{1,100}$" } };
+                  if (vErrors === null) {
+                    vErrors = [err35];
+                  } else {
+                    vErrors.push(err35);
+                  }
+                  errors++;
+                }
+              } else {
+                const err36 = { instancePath: instancePath + "/validation/schemas/" + i0, schemaPath: "#/properties/validation/properties/schemas/items/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err36];
+                } else {
+                  vErrors.push(err36);
+                }
+                errors++;
+              }
+              var valid4 = _errs36 === errors;
+              if (!valid4) {
+                valid5 = false;
+              }
+            }
+            let valid6;
+            let i1 = data17.length;
+            let j0;
+            valid6 = true;
+            if (i1 > 1) {
+              const indices0 = {};
+              for (; i1--; ) {
+                let item0 = data17[i1];
+                if (typeof item0 !== "string") {
+                  continue;
+                }
+                if (typeof indices0[item0] == "number") {
+                  j0 = indices0[item0];
+                  const err37 = { instancePath: instancePath + "/validation/schemas", schemaPath: "#/properties/validation/properties/schemas/uniqueItems", keyword: "uniqueItems", params: { i: i1, j: j0 } };
+                  if (vErrors === null) {
+                    vErrors = [err37];
+                  } else {
+                    vErrors.push(err37);
+                  }
+                  errors++;
+                  valid6 = false;
+                  break;
+                }
+                indices0[item0] = i1;
+              }
+            }
+          } else {
+            const err38 = { instancePath: instancePath + "/validation/schemas", schemaPath: "#/properties/validation/properties/schemas/type", keyword: "type", params: { type: "array" } };
+            if (vErrors === null) {
+              vErrors = [err38];
+            } else {
+              vErrors.push(err38);
+            }
+            errors++;
+          }
+          var valid3 = _errs34 === errors;
+        }
+        if (data13.max_invalid_per_case !== void 0) {
+          let data19 = data13.max_invalid_per_case;
+          const _errs38 = errors;
+          if (!(typeof data19 == "number" && (!(data19 % 1) && !isNaN(data19)))) {
+            const err39 = { instancePath: instancePath + "/validation/max_invalid_per_case", schemaPath: "#/properties/validation/properties/max_invalid_per_case/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err39];
+            } else {
+              vErrors.push(err39);
+            }
+            errors++;
+          }
+          const _errs39 = errors;
+          if (typeof data19 == "number") {
+            if (data19 < 1 || isNaN(data19)) {
+              const err40 = { instancePath: instancePath + "/validation/max_invalid_per_case", schemaPath: "#/properties/validation/properties/max_invalid_per_case/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err40];
+              } else {
+                vErrors.push(err40);
+              }
+              errors++;
+            }
+          }
+          var valid3 = _errs38 === errors;
+        }
       } else {
-        const err34 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" } };
+        const err41 = { instancePath: instancePath + "/validation", schemaPath: "#/properties/validation/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err34];
+          vErrors = [err41];
         } else {
-          vErrors.push(err34);
+          vErrors.push(err41);
         }
         errors++;
       }
       var valid0 = _errs26 === errors;
     }
     if (data.repair !== void 0) {
-      let data17 = data.repair;
-      const _errs34 = errors;
-      const _errs35 = errors;
-      if (Array.isArray(data17)) {
-        let valid5 = true;
-        const len0 = data17.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data18 = data17[i0];
-          const _errs36 = errors;
-          const _errs37 = errors;
-          if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
-            if (data18.name === void 0) {
-              const err35 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" } };
+      let data20 = data.repair;
+      const _errs40 = errors;
+      const _errs41 = errors;
+      if (Array.isArray(data20)) {
+        let valid8 = true;
+        const len1 = data20.length;
+        for (let i2 = 0; i2 < len1; i2++) {
+          let data21 = data20[i2];
+          const _errs42 = errors;
+          const _errs43 = errors;
+          if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
+            if (data21.name === void 0) {
+              const err42 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "name" } };
               if (vErrors === null) {
-                vErrors = [err35];
+                vErrors = [err42];
               } else {
-                vErrors.push(err35);
+                vErrors.push(err42);
               }
               errors++;
             }
-            if (data18.at === void 0) {
-              const err36 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" } };
+            if (data21.at === void 0) {
+              const err43 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "at" } };
               if (vErrors === null) {
-                vErrors = [err36];
+                vErrors = [err43];
               } else {
-                vErrors.push(err36);
+                vErrors.push(err43);
               }
               errors++;
             }
-            if (data18.when === void 0) {
-              const err37 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" } };
+            if (data21.when === void 0) {
+              const err44 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "when" } };
               if (vErrors === null) {
-                vErrors = [err37];
+                vErrors = [err44];
               } else {
-                vErrors.push(err37);
+                vErrors.push(err44);
               }
               errors++;
             }
-            if (data18.envelope === void 0) {
-              const err38 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" } };
+            if (data21.envelope === void 0) {
+              const err45 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "envelope" } };
               if (vErrors === null) {
-                vErrors = [err38];
+                vErrors = [err45];
               } else {
-                vErrors.push(err38);
+                vErrors.push(err45);
               }
               errors++;
             }
-            if (data18.require_key === void 0) {
-              const err39 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" } };
+            if (data21.require_key === void 0) {
+              const err46 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/required", keyword: "required", params: { missingProperty: "require_key" } };
               if (vErrors === null) {
-                vErrors = [err39];
+                vErrors = [err46];
               } else {
-                vErrors.push(err39);
+                vErrors.push(err46);
               }
               errors++;
             }
-            const _errs38 = errors;
-            for (const key4 in data18) {
+            const _errs44 = errors;
+            for (const key4 in data21) {
               if (!(key4 === "name" || key4 === "at" || key4 === "when" || key4 === "envelope" || key4 === "require_key")) {
-                const err40 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
+                const err47 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 } };
                 if (vErrors === null) {
-                  vErrors = [err40];
+                  vErrors = [err47];
                 } else {
-                  vErrors.push(err40);
+                  vErrors.push(err47);
                 }
                 errors++;
               }
             }
-            if (data18.name !== void 0) {
-              let data19 = data18.name;
-              const _errs39 = errors;
-              const _errs40 = errors;
-              if (typeof data19 === "string") {
-                if (func2(data19) > 100) {
-                  const err41 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 } };
+            if (data21.name !== void 0) {
+              let data22 = data21.name;
+              const _errs45 = errors;
+              const _errs46 = errors;
+              if (typeof data22 === "string") {
+                if (func2(data22) > 100) {
+                  const err48 = { instancePath: instancePath + "/repair/" + i2 + "/name", schemaPath: "#/properties/repair/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 100 } };
                   if (vErrors === null) {
-                    vErrors = [err41];
+                    vErrors = [err48];
                   } else {
-                    vErrors.push(err41);
+                    vErrors.push(err48);
                   }
                   errors++;
                 }
-                if (!pattern43.test(data19)) {
-                  const err42 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" } };
+                if (!pattern43.test(data22)) {
+                  const err49 = { instancePath: instancePath + "/repair/" + i2 + "/name", schemaPath: "#/properties/repair/items/properties/name/pattern", keyword: "pattern", params: { pattern: "^[a-z0-9][a-z0-9._-]*$" } };
                   if (vErrors === null) {
-                    vErrors = [err42];
+                    vErrors = [err49];
                   } else {
-                    vErrors.push(err42);
+                    vErrors.push(err49);
                   }
                   errors++;
                 }
               } else {
-                const err43 = { instancePath: instancePath + "/repair/" + i0 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" } };
+                const err50 = { instancePath: instancePath + "/repair/" + i2 + "/name", schemaPath: "#/properties/repair/items/properties/name/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err43];
+                  vErrors = [err50];
                 } else {
-                  vErrors.push(err43);
+                  vErrors.push(err50);
                 }
                 errors++;
               }
-              var valid6 = _errs39 === errors;
+              var valid9 = _errs45 === errors;
             }
-            if (data18.at !== void 0) {
-              let data20 = data18.at;
-              const _errs41 = errors;
-              const _errs42 = errors;
-              if (typeof data20 === "string") {
-                if (!pattern63.test(data20)) {
-                  const err44 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
+            if (data21.at !== void 0) {
+              let data23 = data21.at;
+              const _errs47 = errors;
+              const _errs48 = errors;
+              if (typeof data23 === "string") {
+                if (!pattern7.test(data23)) {
+                  const err51 = { instancePath: instancePath + "/repair/" + i2 + "/at", schemaPath: "#/properties/repair/items/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
                   if (vErrors === null) {
-                    vErrors = [err44];
+                    vErrors = [err51];
                   } else {
-                    vErrors.push(err44);
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
               } else {
-                const err45 = { instancePath: instancePath + "/repair/" + i0 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" } };
-                if (vErrors === null) {
-                  vErrors = [err45];
-                } else {
-                  vErrors.push(err45);
-                }
-                errors++;
-              }
-              var valid6 = _errs41 === errors;
-            }
-            if (data18.when !== void 0) {
-              let data21 = data18.when;
-              const _errs43 = errors;
-              const _errs44 = errors;
-              if (data21 && typeof data21 == "object" && !Array.isArray(data21)) {
-                if (data21.pointer === void 0) {
-                  const err46 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" } };
-                  if (vErrors === null) {
-                    vErrors = [err46];
-                  } else {
-                    vErrors.push(err46);
-                  }
-                  errors++;
-                }
-                if (data21.equals === void 0) {
-                  const err47 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" } };
-                  if (vErrors === null) {
-                    vErrors = [err47];
-                  } else {
-                    vErrors.push(err47);
-                  }
-                  errors++;
-                }
-                const _errs45 = errors;
-                for (const key5 in data21) {
-                  if (!(key5 === "pointer" || key5 === "equals")) {
-                    const err48 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
-                    if (vErrors === null) {
-                      vErrors = [err48];
-                    } else {
-                      vErrors.push(err48);
-                    }
-                    errors++;
-                  }
-                }
-                if (data21.pointer !== void 0) {
-                  let data22 = data21.pointer;
-                  const _errs46 = errors;
-                  const _errs47 = errors;
-                  if (typeof data22 === "string") {
-                    if (!pattern63.test(data22)) {
-                      const err49 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
-                      if (vErrors === null) {
-                        vErrors = [err49];
-                      } else {
-                        vErrors.push(err49);
-                      }
-                      errors++;
-                    }
-                  } else {
-                    const err50 = { instancePath: instancePath + "/repair/" + i0 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" } };
-                    if (vErrors === null) {
-                      vErrors = [err50];
-                    } else {
-                      vErrors.push(err50);
-                    }
-                    errors++;
-                  }
-                  var valid7 = _errs46 === errors;
-                }
-                if (data21.equals !== void 0) {
-                  let data23 = data21.equals;
-                  const _errs48 = errors;
-                  if (typeof data23 !== "string" && !(typeof data23 == "number") && typeof data23 !== "boolean") {
-                    const err51 = { instancePath: instancePath + "/repair/" + i0 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type } };
-                    if (vErrors === null) {
-                      vErrors = [err51];
-                    } else {
-                      vErrors.push(err51);
-                    }
-                    errors++;
-                  }
-                  const _errs49 = errors;
-                  var valid7 = _errs48 === errors;
-                }
-              } else {
-                const err52 = { instancePath: instancePath + "/repair/" + i0 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" } };
+                const err52 = { instancePath: instancePath + "/repair/" + i2 + "/at", schemaPath: "#/properties/repair/items/properties/at/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
                   vErrors = [err52];
                 } else {
@@ -4263,15 +4286,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                 }
                 errors++;
               }
-              var valid6 = _errs43 === errors;
+              var valid9 = _errs47 === errors;
             }
-            if (data18.envelope !== void 0) {
-              let data24 = data18.envelope;
+            if (data21.when !== void 0) {
+              let data24 = data21.when;
+              const _errs49 = errors;
               const _errs50 = errors;
-              const _errs51 = errors;
-              if (typeof data24 === "string") {
-                if (func2(data24) < 1) {
-                  const err53 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 } };
+              if (data24 && typeof data24 == "object" && !Array.isArray(data24)) {
+                if (data24.pointer === void 0) {
+                  const err53 = { instancePath: instancePath + "/repair/" + i2 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "pointer" } };
                   if (vErrors === null) {
                     vErrors = [err53];
                   } else {
@@ -4279,144 +4302,130 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
                   }
                   errors++;
                 }
+                if (data24.equals === void 0) {
+                  const err54 = { instancePath: instancePath + "/repair/" + i2 + "/when", schemaPath: "#/properties/repair/items/properties/when/required", keyword: "required", params: { missingProperty: "equals" } };
+                  if (vErrors === null) {
+                    vErrors = [err54];
+                  } else {
+                    vErrors.push(err54);
+                  }
+                  errors++;
+                }
+                const _errs51 = errors;
+                for (const key5 in data24) {
+                  if (!(key5 === "pointer" || key5 === "equals")) {
+                    const err55 = { instancePath: instancePath + "/repair/" + i2 + "/when", schemaPath: "#/properties/repair/items/properties/when/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 } };
+                    if (vErrors === null) {
+                      vErrors = [err55];
+                    } else {
+                      vErrors.push(err55);
+                    }
+                    errors++;
+                  }
+                }
+                if (data24.pointer !== void 0) {
+                  let data25 = data24.pointer;
+                  const _errs52 = errors;
+                  const _errs53 = errors;
+                  if (typeof data25 === "string") {
+                    if (!pattern7.test(data25)) {
+                      const err56 = { instancePath: instancePath + "/repair/" + i2 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/pattern", keyword: "pattern", params: { pattern: "^(/([^~/]|~[01])*)+$" } };
+                      if (vErrors === null) {
+                        vErrors = [err56];
+                      } else {
+                        vErrors.push(err56);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err57 = { instancePath: instancePath + "/repair/" + i2 + "/when/pointer", schemaPath: "#/properties/repair/items/properties/when/properties/pointer/type", keyword: "type", params: { type: "string" } };
+                    if (vErrors === null) {
+                      vErrors = [err57];
+                    } else {
+                      vErrors.push(err57);
+                    }
+                    errors++;
+                  }
+                  var valid10 = _errs52 === errors;
+                }
+                if (data24.equals !== void 0) {
+                  let data26 = data24.equals;
+                  const _errs54 = errors;
+                  if (typeof data26 !== "string" && !(typeof data26 == "number") && typeof data26 !== "boolean") {
+                    const err58 = { instancePath: instancePath + "/repair/" + i2 + "/when/equals", schemaPath: "#/properties/repair/items/properties/when/properties/equals/type", keyword: "type", params: { type: schema313.properties.repair.items.properties.when.properties.equals.type } };
+                    if (vErrors === null) {
+                      vErrors = [err58];
+                    } else {
+                      vErrors.push(err58);
+                    }
+                    errors++;
+                  }
+                  const _errs55 = errors;
+                  var valid10 = _errs54 === errors;
+                }
               } else {
-                const err54 = { instancePath: instancePath + "/repair/" + i0 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" } };
+                const err59 = { instancePath: instancePath + "/repair/" + i2 + "/when", schemaPath: "#/properties/repair/items/properties/when/type", keyword: "type", params: { type: "object" } };
                 if (vErrors === null) {
-                  vErrors = [err54];
+                  vErrors = [err59];
                 } else {
-                  vErrors.push(err54);
+                  vErrors.push(err59);
                 }
                 errors++;
               }
-              var valid6 = _errs50 === errors;
+              var valid9 = _errs49 === errors;
             }
-            if (data18.require_key !== void 0) {
-              let data25 = data18.require_key;
-              const _errs52 = errors;
-              const _errs53 = errors;
-              if (typeof data25 === "string") {
-                if (func2(data25) < 1) {
-                  const err55 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 } };
+            if (data21.envelope !== void 0) {
+              let data27 = data21.envelope;
+              const _errs56 = errors;
+              const _errs57 = errors;
+              if (typeof data27 === "string") {
+                if (func2(data27) < 1) {
+                  const err60 = { instancePath: instancePath + "/repair/" + i2 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/minLength", keyword: "minLength", params: { limit: 1 } };
                   if (vErrors === null) {
-                    vErrors = [err55];
+                    vErrors = [err60];
                   } else {
-                    vErrors.push(err55);
+                    vErrors.push(err60);
                   }
                   errors++;
                 }
               } else {
-                const err56 = { instancePath: instancePath + "/repair/" + i0 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" } };
+                const err61 = { instancePath: instancePath + "/repair/" + i2 + "/envelope", schemaPath: "#/properties/repair/items/properties/envelope/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err56];
+                  vErrors = [err61];
                 } else {
-                  vErrors.push(err56);
+                  vErrors.push(err61);
                 }
                 errors++;
               }
-              var valid6 = _errs52 === errors;
+              var valid9 = _errs56 === errors;
             }
-          } else {
-            const err57 = { instancePath: instancePath + "/repair/" + i0, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" } };
-            if (vErrors === null) {
-              vErrors = [err57];
-            } else {
-              vErrors.push(err57);
-            }
-            errors++;
-          }
-          var valid4 = _errs36 === errors;
-          if (!valid4) {
-            valid5 = false;
-          }
-        }
-      } else {
-        const err58 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" } };
-        if (vErrors === null) {
-          vErrors = [err58];
-        } else {
-          vErrors.push(err58);
-        }
-        errors++;
-      }
-      var valid0 = _errs34 === errors;
-    }
-    if (data.cache !== void 0) {
-      let data26 = data.cache;
-      const _errs54 = errors;
-      const _errs55 = errors;
-      if (data26 && typeof data26 == "object" && !Array.isArray(data26)) {
-        const _errs56 = errors;
-        for (const key6 in data26) {
-          if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
-            const err59 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
-            if (vErrors === null) {
-              vErrors = [err59];
-            } else {
-              vErrors.push(err59);
-            }
-            errors++;
-          }
-        }
-        if (data26.unknown_prefix !== void 0) {
-          let data27 = data26.unknown_prefix;
-          const _errs57 = errors;
-          const vSchema5 = schema313.properties.cache.properties.unknown_prefix.enum;
-          if (!(data27 === "reject" || data27 === "estimate")) {
-            const err60 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum } };
-            if (vErrors === null) {
-              vErrors = [err60];
-            } else {
-              vErrors.push(err60);
-            }
-            errors++;
-          }
-          var valid8 = _errs57 === errors;
-        }
-        if (data26.chars_per_token !== void 0) {
-          let data28 = data26.chars_per_token;
-          const _errs58 = errors;
-          const _errs59 = errors;
-          if (typeof data28 == "number") {
-            if (data28 <= 0 || isNaN(data28)) {
-              const err61 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err61];
+            if (data21.require_key !== void 0) {
+              let data28 = data21.require_key;
+              const _errs58 = errors;
+              const _errs59 = errors;
+              if (typeof data28 === "string") {
+                if (func2(data28) < 1) {
+                  const err62 = { instancePath: instancePath + "/repair/" + i2 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/minLength", keyword: "minLength", params: { limit: 1 } };
+                  if (vErrors === null) {
+                    vErrors = [err62];
+                  } else {
+                    vErrors.push(err62);
+                  }
+                  errors++;
+                }
               } else {
-                vErrors.push(err61);
+                const err63 = { instancePath: instancePath + "/repair/" + i2 + "/require_key", schemaPath: "#/properties/repair/items/properties/require_key/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err63];
+                } else {
+                  vErrors.push(err63);
+                }
+                errors++;
               }
-              errors++;
+              var valid9 = _errs58 === errors;
             }
           } else {
-            const err62 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" } };
-            if (vErrors === null) {
-              vErrors = [err62];
-            } else {
-              vErrors.push(err62);
-            }
-            errors++;
-          }
-          var valid8 = _errs58 === errors;
-        }
-      } else {
-        const err63 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err63];
-        } else {
-          vErrors.push(err63);
-        }
-        errors++;
-      }
-      var valid0 = _errs54 === errors;
-    }
-    if (data.upstream_errors !== void 0) {
-      let data29 = data.upstream_errors;
-      const _errs60 = errors;
-      const _errs61 = errors;
-      if (data29 && typeof data29 == "object" && !Array.isArray(data29)) {
-        const _errs62 = errors;
-        for (const key7 in data29) {
-          if (!(key7 === "text")) {
-            const err64 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
+            const err64 = { instancePath: instancePath + "/repair/" + i2, schemaPath: "#/properties/repair/items/type", keyword: "type", params: { type: "object" } };
             if (vErrors === null) {
               vErrors = [err64];
             } else {
@@ -4424,42 +4433,45 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-        }
-        if (data29.text !== void 0) {
-          let data30 = data29.text;
-          const _errs63 = errors;
-          const vSchema6 = schema313.properties.upstream_errors.properties.text.enum;
-          if (!(data30 === "redacted" || data30 === "passthrough")) {
-            const err65 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum } };
-            if (vErrors === null) {
-              vErrors = [err65];
-            } else {
-              vErrors.push(err65);
-            }
-            errors++;
+          var valid7 = _errs42 === errors;
+          if (!valid7) {
+            valid8 = false;
           }
-          var valid9 = _errs63 === errors;
         }
       } else {
-        const err66 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" } };
+        const err65 = { instancePath: instancePath + "/repair", schemaPath: "#/properties/repair/type", keyword: "type", params: { type: "array" } };
         if (vErrors === null) {
-          vErrors = [err66];
+          vErrors = [err65];
         } else {
-          vErrors.push(err66);
+          vErrors.push(err65);
         }
         errors++;
       }
-      var valid0 = _errs60 === errors;
+      var valid0 = _errs40 === errors;
     }
-    if (data.upstream !== void 0) {
-      let data31 = data.upstream;
-      const _errs64 = errors;
-      const _errs65 = errors;
-      if (data31 && typeof data31 == "object" && !Array.isArray(data31)) {
-        const _errs66 = errors;
-        for (const key8 in data31) {
-          if (!(key8 === "deadline_seconds")) {
-            const err67 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
+    if (data.cache !== void 0) {
+      let data29 = data.cache;
+      const _errs60 = errors;
+      const _errs61 = errors;
+      if (data29 && typeof data29 == "object" && !Array.isArray(data29)) {
+        const _errs62 = errors;
+        for (const key6 in data29) {
+          if (!(key6 === "unknown_prefix" || key6 === "chars_per_token")) {
+            const err66 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key6 } };
+            if (vErrors === null) {
+              vErrors = [err66];
+            } else {
+              vErrors.push(err66);
+            }
+            errors++;
+          }
+        }
+        if (data29.unknown_prefix !== void 0) {
+          let data30 = data29.unknown_prefix;
+          const _errs63 = errors;
+          const vSchema5 = schema313.properties.cache.properties.unknown_prefix.enum;
+          if (!(data30 === "reject" || data30 === "estimate")) {
+            const err67 = { instancePath: instancePath + "/cache/unknown_prefix", schemaPath: "#/properties/cache/properties/unknown_prefix/enum", keyword: "enum", params: { allowedValues: schema313.properties.cache.properties.unknown_prefix.enum } };
             if (vErrors === null) {
               vErrors = [err67];
             } else {
@@ -4467,14 +4479,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid11 = _errs63 === errors;
         }
-        if (data31.deadline_seconds !== void 0) {
-          let data32 = data31.deadline_seconds;
-          const _errs67 = errors;
-          const _errs68 = errors;
-          if (typeof data32 == "number") {
-            if (data32 > 86400 || isNaN(data32)) {
-              const err68 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+        if (data29.chars_per_token !== void 0) {
+          let data31 = data29.chars_per_token;
+          const _errs64 = errors;
+          const _errs65 = errors;
+          if (typeof data31 == "number") {
+            if (data31 <= 0 || isNaN(data31)) {
+              const err68 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err68];
               } else {
@@ -4482,46 +4495,51 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data32 <= 0 || isNaN(data32)) {
-              const err69 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err69];
-              } else {
-                vErrors.push(err69);
-              }
-              errors++;
-            }
           } else {
-            const err70 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" } };
+            const err69 = { instancePath: instancePath + "/cache/chars_per_token", schemaPath: "#/properties/cache/properties/chars_per_token/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
-              vErrors = [err70];
+              vErrors = [err69];
             } else {
-              vErrors.push(err70);
+              vErrors.push(err69);
             }
             errors++;
           }
-          var valid10 = _errs67 === errors;
+          var valid11 = _errs64 === errors;
         }
       } else {
-        const err71 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
+        const err70 = { instancePath: instancePath + "/cache", schemaPath: "#/properties/cache/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err71];
+          vErrors = [err70];
         } else {
-          vErrors.push(err71);
+          vErrors.push(err70);
         }
         errors++;
       }
-      var valid0 = _errs64 === errors;
+      var valid0 = _errs60 === errors;
     }
-    if (data.translation !== void 0) {
-      let data33 = data.translation;
-      const _errs69 = errors;
-      const _errs70 = errors;
-      if (data33 && typeof data33 == "object" && !Array.isArray(data33)) {
-        const _errs71 = errors;
-        for (const key9 in data33) {
-          if (!(key9 === "droppable")) {
-            const err72 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
+    if (data.upstream_errors !== void 0) {
+      let data32 = data.upstream_errors;
+      const _errs66 = errors;
+      const _errs67 = errors;
+      if (data32 && typeof data32 == "object" && !Array.isArray(data32)) {
+        const _errs68 = errors;
+        for (const key7 in data32) {
+          if (!(key7 === "text")) {
+            const err71 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key7 } };
+            if (vErrors === null) {
+              vErrors = [err71];
+            } else {
+              vErrors.push(err71);
+            }
+            errors++;
+          }
+        }
+        if (data32.text !== void 0) {
+          let data33 = data32.text;
+          const _errs69 = errors;
+          const vSchema6 = schema313.properties.upstream_errors.properties.text.enum;
+          if (!(data33 === "redacted" || data33 === "passthrough")) {
+            const err72 = { instancePath: instancePath + "/upstream_errors/text", schemaPath: "#/properties/upstream_errors/properties/text/enum", keyword: "enum", params: { allowedValues: schema313.properties.upstream_errors.properties.text.enum } };
             if (vErrors === null) {
               vErrors = [err72];
             } else {
@@ -4529,198 +4547,208 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-        }
-        if (data33.droppable !== void 0) {
-          let data34 = data33.droppable;
-          const _errs72 = errors;
-          const _errs73 = errors;
-          if (Array.isArray(data34)) {
-            if (data34.length > 100) {
-              const err73 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/maxItems", keyword: "maxItems", params: { limit: 100 } };
-              if (vErrors === null) {
-                vErrors = [err73];
-              } else {
-                vErrors.push(err73);
-              }
-              errors++;
-            }
-            let valid13 = true;
-            const len1 = data34.length;
-            for (let i1 = 0; i1 < len1; i1++) {
-              let data35 = data34[i1];
-              const _errs74 = errors;
-              const _errs75 = errors;
-              if (typeof data35 === "string") {
-                if (func2(data35) > 100) {
-                  const err74 = { instancePath: instancePath + "/translation/droppable/" + i1, schemaPath: "#/properties/translation/properties/droppable/items/maxLength", keyword: "maxLength", params: { limit: 100 } };
-                  if (vErrors === null) {
-                    vErrors = [err74];
-                  } else {
-                    vErrors.push(err74);
-                  }
-                  errors++;
-                }
-                if (func2(data35) < 1) {
-                  const err75 = { instancePath: instancePath + "/translation/droppable/" + i1, schemaPath: "#/properties/translation/properties/droppable/items/minLength", keyword: "minLength", params: { limit: 1 } };
-                  if (vErrors === null) {
-                    vErrors = [err75];
-                  } else {
-                    vErrors.push(err75);
-                  }
-                  errors++;
-                }
-              } else {
-                const err76 = { instancePath: instancePath + "/translation/droppable/" + i1, schemaPath: "#/properties/translation/properties/droppable/items/type", keyword: "type", params: { type: "string" } };
-                if (vErrors === null) {
-                  vErrors = [err76];
-                } else {
-                  vErrors.push(err76);
-                }
-                errors++;
-              }
-              var valid12 = _errs74 === errors;
-              if (!valid12) {
-                valid13 = false;
-              }
-            }
-            let valid14;
-            let i2 = data34.length;
-            let j0;
-            valid14 = true;
-            if (i2 > 1) {
-              const indices0 = {};
-              for (; i2--; ) {
-                let item0 = data34[i2];
-                if (typeof item0 !== "string") {
-                  continue;
-                }
-                if (typeof indices0[item0] == "number") {
-                  j0 = indices0[item0];
-                  const err77 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/uniqueItems", keyword: "uniqueItems", params: { i: i2, j: j0 } };
-                  if (vErrors === null) {
-                    vErrors = [err77];
-                  } else {
-                    vErrors.push(err77);
-                  }
-                  errors++;
-                  valid14 = false;
-                  break;
-                }
-                indices0[item0] = i2;
-              }
-            }
-          } else {
-            const err78 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/type", keyword: "type", params: { type: "array" } };
-            if (vErrors === null) {
-              vErrors = [err78];
-            } else {
-              vErrors.push(err78);
-            }
-            errors++;
-          }
-          var valid11 = _errs72 === errors;
+          var valid12 = _errs69 === errors;
         }
       } else {
-        const err79 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/type", keyword: "type", params: { type: "object" } };
+        const err73 = { instancePath: instancePath + "/upstream_errors", schemaPath: "#/properties/upstream_errors/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err79];
+          vErrors = [err73];
         } else {
-          vErrors.push(err79);
+          vErrors.push(err73);
         }
         errors++;
       }
-      var valid0 = _errs69 === errors;
+      var valid0 = _errs66 === errors;
+    }
+    if (data.upstream !== void 0) {
+      let data34 = data.upstream;
+      const _errs70 = errors;
+      const _errs71 = errors;
+      if (data34 && typeof data34 == "object" && !Array.isArray(data34)) {
+        const _errs72 = errors;
+        for (const key8 in data34) {
+          if (!(key8 === "deadline_seconds")) {
+            const err74 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
+            if (vErrors === null) {
+              vErrors = [err74];
+            } else {
+              vErrors.push(err74);
+            }
+            errors++;
+          }
+        }
+        if (data34.deadline_seconds !== void 0) {
+          let data35 = data34.deadline_seconds;
+          const _errs73 = errors;
+          const _errs74 = errors;
+          if (typeof data35 == "number") {
+            if (data35 > 86400 || isNaN(data35)) {
+              const err75 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err75];
+              } else {
+                vErrors.push(err75);
+              }
+              errors++;
+            }
+            if (data35 <= 0 || isNaN(data35)) {
+              const err76 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err76];
+              } else {
+                vErrors.push(err76);
+              }
+              errors++;
+            }
+          } else {
+            const err77 = { instancePath: instancePath + "/upstream/deadline_seconds", schemaPath: "#/properties/upstream/properties/deadline_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err77];
+            } else {
+              vErrors.push(err77);
+            }
+            errors++;
+          }
+          var valid13 = _errs73 === errors;
+        }
+      } else {
+        const err78 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err78];
+        } else {
+          vErrors.push(err78);
+        }
+        errors++;
+      }
+      var valid0 = _errs70 === errors;
+    }
+    if (data.translation !== void 0) {
+      let data36 = data.translation;
+      const _errs75 = errors;
+      const _errs76 = errors;
+      if (data36 && typeof data36 == "object" && !Array.isArray(data36)) {
+        const _errs77 = errors;
+        for (const key9 in data36) {
+          if (!(key9 === "droppable")) {
+            const err79 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
+            if (vErrors === null) {
+              vErrors = [err79];
+            } else {
+              vErrors.push(err79);
+            }
+            errors++;
+          }
+        }
+        if (data36.droppable !== void 0) {
+          let data37 = data36.droppable;
+          const _errs78 = errors;
+          const _errs79 = errors;
+          if (Array.isArray(data37)) {
+            if (data37.length > 100) {
+              const err80 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/maxItems", keyword: "maxItems", params: { limit: 100 } };
+              if (vErrors === null) {
+                vErrors = [err80];
+              } else {
+                vErrors.push(err80);
+              }
+              errors++;
+            }
+            let valid16 = true;
+            const len2 = data37.length;
+            for (let i3 = 0; i3 < len2; i3++) {
+              let data38 = data37[i3];
+              const _errs80 = errors;
+              const _errs81 = errors;
+              if (typeof data38 === "string") {
+                if (func2(data38) > 100) {
+                  const err81 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/maxLength", keyword: "maxLength", params: { limit: 100 } };
+                  if (vErrors === null) {
+                    vErrors = [err81];
+                  } else {
+                    vErrors.push(err81);
+                  }
+                  errors++;
+                }
+                if (func2(data38) < 1) {
+                  const err82 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/minLength", keyword: "minLength", params: { limit: 1 } };
+                  if (vErrors === null) {
+                    vErrors = [err82];
+                  } else {
+                    vErrors.push(err82);
+                  }
+                  errors++;
+                }
+              } else {
+                const err83 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/type", keyword: "type", params: { type: "string" } };
+                if (vErrors === null) {
+                  vErrors = [err83];
+                } else {
+                  vErrors.push(err83);
+                }
+                errors++;
+              }
+              var valid15 = _errs80 === errors;
+              if (!valid15) {
+                valid16 = false;
+              }
+            }
+            let valid17;
+            let i4 = data37.length;
+            let j1;
+            valid17 = true;
+            if (i4 > 1) {
+              const indices1 = {};
+              for (; i4--; ) {
+                let item1 = data37[i4];
+                if (typeof item1 !== "string") {
+                  continue;
+                }
+                if (typeof indices1[item1] == "number") {
+                  j1 = indices1[item1];
+                  const err84 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/uniqueItems", keyword: "uniqueItems", params: { i: i4, j: j1 } };
+                  if (vErrors === null) {
+                    vErrors = [err84];
+                  } else {
+                    vErrors.push(err84);
+                  }
+                  errors++;
+                  valid17 = false;
+                  break;
+                }
+                indices1[item1] = i4;
+              }
+            }
+          } else {
+            const err85 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/type", keyword: "type", params: { type: "array" } };
+            if (vErrors === null) {
+              vErrors = [err85];
+            } else {
+              vErrors.push(err85);
+            }
+            errors++;
+          }
+          var valid14 = _errs78 === errors;
+        }
+      } else {
+        const err86 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err86];
+        } else {
+          vErrors.push(err86);
+        }
+        errors++;
+      }
+      var valid0 = _errs75 === errors;
     }
     if (data.session !== void 0) {
-      let data36 = data.session;
-      const _errs76 = errors;
-      const _errs77 = errors;
-      if (data36 && typeof data36 == "object" && !Array.isArray(data36)) {
-        const _errs78 = errors;
-        for (const key10 in data36) {
+      let data39 = data.session;
+      const _errs82 = errors;
+      const _errs83 = errors;
+      if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
+        const _errs84 = errors;
+        for (const key10 in data39) {
           if (!(key10 === "idle_hours" || key10 === "max_days" || key10 === "max_start_tokens" || key10 === "max_total_tokens" || key10 === "queue_seconds")) {
-            const err80 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 } };
-            if (vErrors === null) {
-              vErrors = [err80];
-            } else {
-              vErrors.push(err80);
-            }
-            errors++;
-          }
-        }
-        if (data36.idle_hours !== void 0) {
-          let data37 = data36.idle_hours;
-          const _errs79 = errors;
-          const _errs80 = errors;
-          if (typeof data37 == "number") {
-            if (data37 > 8760 || isNaN(data37)) {
-              const err81 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
-              if (vErrors === null) {
-                vErrors = [err81];
-              } else {
-                vErrors.push(err81);
-              }
-              errors++;
-            }
-            if (data37 <= 0 || isNaN(data37)) {
-              const err82 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err82];
-              } else {
-                vErrors.push(err82);
-              }
-              errors++;
-            }
-          } else {
-            const err83 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/type", keyword: "type", params: { type: "number" } };
-            if (vErrors === null) {
-              vErrors = [err83];
-            } else {
-              vErrors.push(err83);
-            }
-            errors++;
-          }
-          var valid15 = _errs79 === errors;
-        }
-        if (data36.max_days !== void 0) {
-          let data38 = data36.max_days;
-          const _errs81 = errors;
-          const _errs82 = errors;
-          if (typeof data38 == "number") {
-            if (data38 > 365 || isNaN(data38)) {
-              const err84 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/maximum", keyword: "maximum", params: { comparison: "<=", limit: 365 } };
-              if (vErrors === null) {
-                vErrors = [err84];
-              } else {
-                vErrors.push(err84);
-              }
-              errors++;
-            }
-            if (data38 <= 0 || isNaN(data38)) {
-              const err85 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err85];
-              } else {
-                vErrors.push(err85);
-              }
-              errors++;
-            }
-          } else {
-            const err86 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/type", keyword: "type", params: { type: "number" } };
-            if (vErrors === null) {
-              vErrors = [err86];
-            } else {
-              vErrors.push(err86);
-            }
-            errors++;
-          }
-          var valid15 = _errs81 === errors;
-        }
-        if (data36.max_start_tokens !== void 0) {
-          let data39 = data36.max_start_tokens;
-          const _errs83 = errors;
-          if (!(typeof data39 == "number" && (!(data39 % 1) && !isNaN(data39)))) {
-            const err87 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/type", keyword: "type", params: { type: "integer" } };
+            const err87 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 } };
             if (vErrors === null) {
               vErrors = [err87];
             } else {
@@ -4728,10 +4756,14 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          const _errs84 = errors;
-          if (typeof data39 == "number") {
-            if (data39 < 1 || isNaN(data39)) {
-              const err88 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+        }
+        if (data39.idle_hours !== void 0) {
+          let data40 = data39.idle_hours;
+          const _errs85 = errors;
+          const _errs86 = errors;
+          if (typeof data40 == "number") {
+            if (data40 > 8760 || isNaN(data40)) {
+              const err88 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
               if (vErrors === null) {
                 vErrors = [err88];
               } else {
@@ -4739,42 +4771,33 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-          }
-          var valid15 = _errs83 === errors;
-        }
-        if (data36.max_total_tokens !== void 0) {
-          let data40 = data36.max_total_tokens;
-          const _errs85 = errors;
-          if (!(typeof data40 == "number" && (!(data40 % 1) && !isNaN(data40)))) {
-            const err89 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/type", keyword: "type", params: { type: "integer" } };
-            if (vErrors === null) {
-              vErrors = [err89];
-            } else {
-              vErrors.push(err89);
-            }
-            errors++;
-          }
-          const _errs86 = errors;
-          if (typeof data40 == "number") {
-            if (data40 < 1 || isNaN(data40)) {
-              const err90 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (data40 <= 0 || isNaN(data40)) {
+              const err89 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
-                vErrors = [err90];
+                vErrors = [err89];
               } else {
-                vErrors.push(err90);
+                vErrors.push(err89);
               }
               errors++;
             }
+          } else {
+            const err90 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err90];
+            } else {
+              vErrors.push(err90);
+            }
+            errors++;
           }
-          var valid15 = _errs85 === errors;
+          var valid18 = _errs85 === errors;
         }
-        if (data36.queue_seconds !== void 0) {
-          let data41 = data36.queue_seconds;
+        if (data39.max_days !== void 0) {
+          let data41 = data39.max_days;
           const _errs87 = errors;
           const _errs88 = errors;
           if (typeof data41 == "number") {
-            if (data41 > 86400 || isNaN(data41)) {
-              const err91 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+            if (data41 > 365 || isNaN(data41)) {
+              const err91 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/maximum", keyword: "maximum", params: { comparison: "<=", limit: 365 } };
               if (vErrors === null) {
                 vErrors = [err91];
               } else {
@@ -4783,7 +4806,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
             if (data41 <= 0 || isNaN(data41)) {
-              const err92 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              const err92 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err92];
               } else {
@@ -4792,7 +4815,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           } else {
-            const err93 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
+            const err93 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
               vErrors = [err93];
             } else {
@@ -4800,42 +4823,39 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid15 = _errs87 === errors;
+          var valid18 = _errs87 === errors;
         }
-      } else {
-        const err94 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err94];
-        } else {
-          vErrors.push(err94);
-        }
-        errors++;
-      }
-      var valid0 = _errs76 === errors;
-    }
-    if (data.jobs !== void 0) {
-      let data42 = data.jobs;
-      const _errs89 = errors;
-      const _errs90 = errors;
-      if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
-        const _errs91 = errors;
-        for (const key11 in data42) {
-          if (!(key11 === "mode" || key11 === "max_running" || key11 === "queue_seconds" || key11 === "keep_hours")) {
-            const err95 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
+        if (data39.max_start_tokens !== void 0) {
+          let data42 = data39.max_start_tokens;
+          const _errs89 = errors;
+          if (!(typeof data42 == "number" && (!(data42 % 1) && !isNaN(data42)))) {
+            const err94 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
-              vErrors = [err95];
+              vErrors = [err94];
             } else {
-              vErrors.push(err95);
+              vErrors.push(err94);
             }
             errors++;
           }
+          const _errs90 = errors;
+          if (typeof data42 == "number") {
+            if (data42 < 1 || isNaN(data42)) {
+              const err95 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err95];
+              } else {
+                vErrors.push(err95);
+              }
+              errors++;
+            }
+          }
+          var valid18 = _errs89 === errors;
         }
-        if (data42.mode !== void 0) {
-          let data43 = data42.mode;
-          const _errs92 = errors;
-          const vSchema7 = schema313.properties.jobs.properties.mode.enum;
-          if (!(data43 === "gateway" || data43 === "provider")) {
-            const err96 = { instancePath: instancePath + "/jobs/mode", schemaPath: "#/properties/jobs/properties/mode/enum", keyword: "enum", params: { allowedValues: schema313.properties.jobs.properties.mode.enum } };
+        if (data39.max_total_tokens !== void 0) {
+          let data43 = data39.max_total_tokens;
+          const _errs91 = errors;
+          if (!(typeof data43 == "number" && (!(data43 % 1) && !isNaN(data43)))) {
+            const err96 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
               vErrors = [err96];
             } else {
@@ -4843,24 +4863,27 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid16 = _errs92 === errors;
-        }
-        if (data42.max_running !== void 0) {
-          let data44 = data42.max_running;
-          const _errs93 = errors;
-          if (!(typeof data44 == "number" && (!(data44 % 1) && !isNaN(data44)))) {
-            const err97 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/type", keyword: "type", params: { type: "integer" } };
-            if (vErrors === null) {
-              vErrors = [err97];
-            } else {
-              vErrors.push(err97);
+          const _errs92 = errors;
+          if (typeof data43 == "number") {
+            if (data43 < 1 || isNaN(data43)) {
+              const err97 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err97];
+              } else {
+                vErrors.push(err97);
+              }
+              errors++;
             }
-            errors++;
           }
+          var valid18 = _errs91 === errors;
+        }
+        if (data39.queue_seconds !== void 0) {
+          let data44 = data39.queue_seconds;
+          const _errs93 = errors;
           const _errs94 = errors;
           if (typeof data44 == "number") {
-            if (data44 > 1e4 || isNaN(data44)) {
-              const err98 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 } };
+            if (data44 > 86400 || isNaN(data44)) {
+              const err98 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
               if (vErrors === null) {
                 vErrors = [err98];
               } else {
@@ -4868,8 +4891,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data44 < 1 || isNaN(data44)) {
-              const err99 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (data44 <= 0 || isNaN(data44)) {
+              const err99 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err99];
               } else {
@@ -4877,34 +4900,37 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-          }
-          var valid16 = _errs93 === errors;
-        }
-        if (data42.queue_seconds !== void 0) {
-          let data45 = data42.queue_seconds;
-          const _errs95 = errors;
-          const _errs96 = errors;
-          if (typeof data45 == "number") {
-            if (data45 > 86400 || isNaN(data45)) {
-              const err100 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
-              if (vErrors === null) {
-                vErrors = [err100];
-              } else {
-                vErrors.push(err100);
-              }
-              errors++;
-            }
-            if (data45 <= 0 || isNaN(data45)) {
-              const err101 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err101];
-              } else {
-                vErrors.push(err101);
-              }
-              errors++;
-            }
           } else {
-            const err102 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
+            const err100 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err100];
+            } else {
+              vErrors.push(err100);
+            }
+            errors++;
+          }
+          var valid18 = _errs93 === errors;
+        }
+      } else {
+        const err101 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err101];
+        } else {
+          vErrors.push(err101);
+        }
+        errors++;
+      }
+      var valid0 = _errs82 === errors;
+    }
+    if (data.jobs !== void 0) {
+      let data45 = data.jobs;
+      const _errs95 = errors;
+      const _errs96 = errors;
+      if (data45 && typeof data45 == "object" && !Array.isArray(data45)) {
+        const _errs97 = errors;
+        for (const key11 in data45) {
+          if (!(key11 === "mode" || key11 === "max_running" || key11 === "queue_seconds" || key11 === "keep_hours")) {
+            const err102 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
             if (vErrors === null) {
               vErrors = [err102];
             } else {
@@ -4912,59 +4938,238 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid16 = _errs95 === errors;
         }
-        if (data42.keep_hours !== void 0) {
-          let data46 = data42.keep_hours;
-          const _errs97 = errors;
+        if (data45.mode !== void 0) {
+          let data46 = data45.mode;
           const _errs98 = errors;
-          if (typeof data46 == "number") {
-            if (data46 > 8760 || isNaN(data46)) {
-              const err103 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
+          const vSchema7 = schema313.properties.jobs.properties.mode.enum;
+          if (!(data46 === "gateway" || data46 === "provider")) {
+            const err103 = { instancePath: instancePath + "/jobs/mode", schemaPath: "#/properties/jobs/properties/mode/enum", keyword: "enum", params: { allowedValues: schema313.properties.jobs.properties.mode.enum } };
+            if (vErrors === null) {
+              vErrors = [err103];
+            } else {
+              vErrors.push(err103);
+            }
+            errors++;
+          }
+          var valid19 = _errs98 === errors;
+        }
+        if (data45.max_running !== void 0) {
+          let data47 = data45.max_running;
+          const _errs99 = errors;
+          if (!(typeof data47 == "number" && (!(data47 % 1) && !isNaN(data47)))) {
+            const err104 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err104];
+            } else {
+              vErrors.push(err104);
+            }
+            errors++;
+          }
+          const _errs100 = errors;
+          if (typeof data47 == "number") {
+            if (data47 > 1e4 || isNaN(data47)) {
+              const err105 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 } };
               if (vErrors === null) {
-                vErrors = [err103];
+                vErrors = [err105];
               } else {
-                vErrors.push(err103);
+                vErrors.push(err105);
               }
               errors++;
             }
-            if (data46 <= 0 || isNaN(data46)) {
-              const err104 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+            if (data47 < 1 || isNaN(data47)) {
+              const err106 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
-                vErrors = [err104];
+                vErrors = [err106];
               } else {
-                vErrors.push(err104);
+                vErrors.push(err106);
+              }
+              errors++;
+            }
+          }
+          var valid19 = _errs99 === errors;
+        }
+        if (data45.queue_seconds !== void 0) {
+          let data48 = data45.queue_seconds;
+          const _errs101 = errors;
+          const _errs102 = errors;
+          if (typeof data48 == "number") {
+            if (data48 > 86400 || isNaN(data48)) {
+              const err107 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err107];
+              } else {
+                vErrors.push(err107);
+              }
+              errors++;
+            }
+            if (data48 <= 0 || isNaN(data48)) {
+              const err108 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err108];
+              } else {
+                vErrors.push(err108);
               }
               errors++;
             }
           } else {
-            const err105 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/type", keyword: "type", params: { type: "number" } };
+            const err109 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
-              vErrors = [err105];
+              vErrors = [err109];
             } else {
-              vErrors.push(err105);
+              vErrors.push(err109);
             }
             errors++;
           }
-          var valid16 = _errs97 === errors;
+          var valid19 = _errs101 === errors;
+        }
+        if (data45.keep_hours !== void 0) {
+          let data49 = data45.keep_hours;
+          const _errs103 = errors;
+          const _errs104 = errors;
+          if (typeof data49 == "number") {
+            if (data49 > 8760 || isNaN(data49)) {
+              const err110 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
+              if (vErrors === null) {
+                vErrors = [err110];
+              } else {
+                vErrors.push(err110);
+              }
+              errors++;
+            }
+            if (data49 <= 0 || isNaN(data49)) {
+              const err111 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err111];
+              } else {
+                vErrors.push(err111);
+              }
+              errors++;
+            }
+          } else {
+            const err112 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err112];
+            } else {
+              vErrors.push(err112);
+            }
+            errors++;
+          }
+          var valid19 = _errs103 === errors;
         }
       } else {
-        const err106 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/type", keyword: "type", params: { type: "object" } };
+        const err113 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err106];
+          vErrors = [err113];
         } else {
-          vErrors.push(err106);
+          vErrors.push(err113);
         }
         errors++;
       }
-      var valid0 = _errs89 === errors;
+      var valid0 = _errs95 === errors;
+    }
+    if (data.citations !== void 0) {
+      let data50 = data.citations;
+      const _errs105 = errors;
+      const _errs106 = errors;
+      if (data50 && typeof data50 == "object" && !Array.isArray(data50)) {
+        const _errs107 = errors;
+        for (const key12 in data50) {
+          if (!(key12 === "at" || key12 === "field")) {
+            const err114 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
+            if (vErrors === null) {
+              vErrors = [err114];
+            } else {
+              vErrors.push(err114);
+            }
+            errors++;
+          }
+        }
+        if (data50.at !== void 0) {
+          let data51 = data50.at;
+          const _errs108 = errors;
+          const _errs109 = errors;
+          if (typeof data51 === "string") {
+            if (func2(data51) > 200) {
+              const err115 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/maxLength", keyword: "maxLength", params: { limit: 200 } };
+              if (vErrors === null) {
+                vErrors = [err115];
+              } else {
+                vErrors.push(err115);
+              }
+              errors++;
+            }
+            if (!pattern9.test(data51)) {
+              const err116 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/[^/]*)*$" } };
+              if (vErrors === null) {
+                vErrors = [err116];
+              } else {
+                vErrors.push(err116);
+              }
+              errors++;
+            }
+          } else {
+            const err117 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/type", keyword: "type", params: { type: "string" } };
+            if (vErrors === null) {
+              vErrors = [err117];
+            } else {
+              vErrors.push(err117);
+            }
+            errors++;
+          }
+          var valid20 = _errs108 === errors;
+        }
+        if (data50.field !== void 0) {
+          let data52 = data50.field;
+          const _errs110 = errors;
+          const _errs111 = errors;
+          if (typeof data52 === "string") {
+            if (func2(data52) > 100) {
+              const err118 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/maxLength", keyword: "maxLength", params: { limit: 100 } };
+              if (vErrors === null) {
+                vErrors = [err118];
+              } else {
+                vErrors.push(err118);
+              }
+              errors++;
+            }
+            if (func2(data52) < 1) {
+              const err119 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/minLength", keyword: "minLength", params: { limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err119];
+              } else {
+                vErrors.push(err119);
+              }
+              errors++;
+            }
+          } else {
+            const err120 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/type", keyword: "type", params: { type: "string" } };
+            if (vErrors === null) {
+              vErrors = [err120];
+            } else {
+              vErrors.push(err120);
+            }
+            errors++;
+          }
+          var valid20 = _errs110 === errors;
+        }
+      } else {
+        const err121 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err121];
+        } else {
+          vErrors.push(err121);
+        }
+        errors++;
+      }
+      var valid0 = _errs105 === errors;
     }
   } else {
-    const err107 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err122 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err107];
+      vErrors = [err122];
     } else {
-      vErrors.push(err107);
+      vErrors.push(err122);
     }
     errors++;
   }
