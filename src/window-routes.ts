@@ -11,8 +11,9 @@ import { completeCall } from "./pipeline/complete-call.js";
 import { principalOf } from "./pipeline/principal.js";
 import type { CallRecord } from "./record/call-record.js";
 import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
+import { codePoints } from "./window/code-points.js";
 import { buildContext, type Chunk, type ContextOptions } from "./window/context-builder.js";
-import { defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
+import { checkpointDue, defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
 import { describeSchema } from "./window/signature.js";
 
 type Env = { Variables: { ref: string } };
@@ -66,6 +67,31 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     return c.json(buildContext(chunksOf(body.chunks), contextOptionsOf(body)), 200, { "x-promptgate-ref": c.var.ref });
   });
 
+  // {"results_bytes": 5200, "log_bytes": 800, "limits"?: {"results_bytes", "log_bytes"}} → {"due": true}: an advice.
+  window.post("/checkpoint", async (c) => {
+    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const limits = body.limits ?? {};
+    if (!isObject(limits)) throw invalidRequest("'limits' must be an object of results_bytes and log_bytes.", "limits");
+    const size = (value: unknown, name: string, required: boolean): number | undefined => {
+      if (value === undefined && !required) return undefined;
+      if (!Number.isInteger(value) || (value as number) < 0) {
+        throw invalidRequest(`'${name}' must be a whole number of bytes.`, name);
+      }
+      return value as number;
+    };
+    const sizes = {
+      resultsBytes: size(body.results_bytes, "results_bytes", true) as number,
+      logBytes: size(body.log_bytes, "log_bytes", true) as number,
+    };
+    const resultsLimit = size(limits.results_bytes, "limits.results_bytes", false);
+    const logLimit = size(limits.log_bytes, "limits.log_bytes", false);
+    const due = checkpointDue(sizes, {
+      ...(resultsLimit === undefined ? {} : { resultsBytes: resultsLimit }),
+      ...(logLimit === undefined ? {} : { logBytes: logLimit }),
+    });
+    return c.json({ due }, 200, { "x-promptgate-ref": c.var.ref });
+  });
+
   // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.
   window.put("/evidence/:id", async (c) => {
     const id = c.req.param("id");
@@ -81,6 +107,15 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     const text = JSON.stringify(body);
     const now = deps.now().getTime();
     const principal = await callerOf(deps, c.req.raw);
+    const usage = await deps.store.evidenceUsage(principal, now, id);
+    if (usage.count + 1 > maxEvidence || usage.chars + codePoints(text) > maxEvidenceChars) {
+      throw new GatewayError(
+        "EVIDENCE_LIMIT",
+        400,
+        `A caller keeps at most ${maxEvidence} results of ${maxEvidenceChars} characters in all; this one would pass ` +
+          "that. Delete results it no longer needs (DELETE /promptgate/window/evidence/{id}), or let them expire.",
+      );
+    }
     const expiresAt = now + evidenceKeptMs;
     await deps.store.putEvidence({ principal, id, text, pageChars, createdAt: now, expiresAt });
     const [first] = await pagesOf(text, pageChars);
@@ -109,6 +144,13 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     await deps.store.putSourceIndex({ principal, id, sources, createdAt: now, expiresAt });
     const kept = { id, sources: sources.length, expires_at: new Date(expiresAt).toISOString() };
     return c.json(kept, 200, { "x-promptgate-ref": c.var.ref });
+  });
+
+  window.delete("/evidence/:id", async (c) => {
+    const id = c.req.param("id");
+    if (!evidenceId.test(id)) throw invalidRequest("An evidence id is 1 to 64 letters, digits, '_', '.' or '-'.", "id");
+    await deps.store.deleteEvidence(await callerOf(deps, c.req.raw), id);
+    return c.body(null, 204, { "x-promptgate-ref": c.var.ref });
   });
 
   // {"kind": "recall", "evidence_refs": ["E000001"], "page": 1} → that one page, recorded with the call.
@@ -157,6 +199,10 @@ function callerOf(deps: Deps, request: Request): Promise<string> {
 
 /** An evidence id: short, and safe to repeat in a record and a log line. */
 const evidenceId = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** What one caller may keep as evidence at once: results, and their code points in all. */
+const maxEvidence = 1_000;
+const maxEvidenceChars = 50_000_000;
 
 /** How long kept evidence can be recalled: a case resumed within a week finds it. */
 const evidenceKeptMs = 7 * 24 * 60 * 60 * 1000;

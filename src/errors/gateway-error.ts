@@ -17,6 +17,7 @@ export type GatewayErrorCode =
   | "JOB_EXPIRED"
   | "INVALID_ANSWER_LIMIT"
   | "EVIDENCE_NOT_FOUND"
+  | "EVIDENCE_LIMIT"
   | "PAGE_OUT_OF_RANGE"
   | "RECALL_ONE_EVIDENCE"
   | "NOT_FOUND"

@@ -199,6 +199,21 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       return record === undefined ? undefined : { ...record };
     },
 
+    async evidenceUsage(principal, now, except) {
+      let count = 0;
+      let chars = 0;
+      for (const record of evidence.values()) {
+        if (record.principal !== principal || record.id === except || record.expiresAt <= now) continue;
+        count += 1;
+        // As SQL's LENGTH counts a text: in code points.
+        for (const _ of record.text) chars += 1;
+      }
+      return { count, chars };
+    },
+    async deleteEvidence(principal, id) {
+      evidence.delete(JSON.stringify([principal, id]));
+    },
+
     async putSourceIndex(record) {
       sourceIndexes.set(JSON.stringify([record.principal, record.id]), structuredClone(record));
     },

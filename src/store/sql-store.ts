@@ -380,6 +380,18 @@ export function sqlStore(database: SqlExecutor): Store {
       };
     },
 
+    async evidenceUsage(principal, now, except) {
+      const row = await database.first<{ count: number; chars: number | null }>([
+        `SELECT COUNT(*) AS count, SUM(LENGTH(text)) AS chars FROM evidence
+         WHERE principal = ? AND expires_at > ? AND id <> ?`,
+        [principal, now, except],
+      ]);
+      return { count: row?.count ?? 0, chars: row?.chars ?? 0 };
+    },
+    async deleteEvidence(principal, id) {
+      await database.run(["DELETE FROM evidence WHERE principal = ? AND id = ?", [principal, id]]);
+    },
+
     async putSourceIndex(record) {
       await database.run([
         `INSERT INTO source_indexes (principal, id, sources, created_at, expires_at) VALUES (?, ?, ?, ?, ?)

@@ -216,6 +216,10 @@ export interface Store {
   putEvidence(record: EvidenceRecord): Promise<void>;
   /** The principal's result of that id, or undefined when unknown or expired at `now`. */
   getEvidence(principal: string, id: string, now: number): Promise<EvidenceRecord | undefined>;
+  /** How many unexpired results a principal keeps at `now`, and their code points, leaving out the one of id `except`. */
+  evidenceUsage(principal: string, now: number, except: string): Promise<{ count: number; chars: number }>;
+  /** Forgets a principal's result of that id; an unknown one is ignored. */
+  deleteEvidence(principal: string, id: string): Promise<void>;
   /** Keeps a source index; one of the same principal and id is replaced. */
   putSourceIndex(record: SourceIndexRecord): Promise<void>;
   /** The principal's source index of that id, or undefined when unknown or expired at `now`. */

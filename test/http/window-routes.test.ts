@@ -124,6 +124,65 @@ describe("evidence and recall", () => {
     const gateway = await app();
     expect(await codeOf(await put(gateway, "a%20b"))).toBe("INVALID_REQUEST");
   });
+
+  it("forgets a deleted result for its caller only", async () => {
+    const gateway = await app();
+    await put(gateway, "E000001");
+    await put(gateway, "E000001", "sk-bob");
+    const deleted = await gateway.request("/promptgate/window/evidence/E000001", {
+      method: "DELETE",
+      headers: { authorization: "Bearer sk-alice" },
+    });
+    expect(deleted.status).toBe(204);
+    expect(await codeOf(await recall(gateway, { kind: "recall", evidence_refs: ["E000001"], page: 0 }))).toBe(
+      "EVIDENCE_NOT_FOUND",
+    );
+    expect((await recall(gateway, { kind: "recall", evidence_refs: ["E000001"], page: 0 }, "sk-bob")).status).toBe(200);
+  });
+
+  it("bounds what one caller keeps: the 1,001st result is EVIDENCE_LIMIT, a replaced one is not counted twice", async () => {
+    const gateway = await app();
+    const small = (id: string, key = "sk-alice") =>
+      gateway.request(`/promptgate/window/evidence/${id}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: '{"v": 1}',
+      });
+    for (let index = 0; index < 1_000; index += 1) expect((await small(`E${index}`)).status).toBe(200);
+    expect(await codeOf(await small("E1000"))).toBe("EVIDENCE_LIMIT");
+    expect((await small("E999")).status).toBe(200);
+    expect((await small("E1000", "sk-bob")).status).toBe(200);
+  });
+});
+
+describe("POST /promptgate/window/checkpoint", () => {
+  async function due(body: unknown): Promise<Response> {
+    return (await app()).request("/promptgate/window/checkpoint", post(JSON.stringify(body)));
+  }
+
+  it("advises a checkpoint above 4,000 bytes of results or 2,000 of log, or the limits given", async () => {
+    for (const [body, expected] of [
+      [{ results_bytes: 4_000, log_bytes: 2_000 }, false],
+      [{ results_bytes: 4_001, log_bytes: 0 }, true],
+      [{ results_bytes: 0, log_bytes: 2_001 }, true],
+      [{ results_bytes: 500, log_bytes: 0, limits: { results_bytes: 400 } }, true],
+      [{ results_bytes: 5_000, log_bytes: 0, limits: { results_bytes: 8_000, log_bytes: 10 } }, false],
+    ] as const) {
+      const response = await due(body);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ due: expected });
+    }
+  });
+
+  it.each([
+    ["no sizes", {}],
+    ["a negative size", { results_bytes: -1, log_bytes: 0 }],
+    ["a size that is not a whole number", { results_bytes: 1.5, log_bytes: 0 }],
+    ["limits that are not an object", { results_bytes: 1, log_bytes: 0, limits: 3 }],
+    ["a limit that is not a number", { results_bytes: 1, log_bytes: 0, limits: { log_bytes: "9" } }],
+  ])("refuses %s", async (_name, body) => {
+    expect((await due(body)).status).toBe(400);
+  });
 });
 
 describe("POST /promptgate/window/signature", () => {

@@ -192,6 +192,23 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       });
     });
 
+    describe("evidence usage", () => {
+      const kept = { principal: "p1", id: "E1", text: "ab😀", pageChars: 2, createdAt: 0, expiresAt: 5_000 };
+
+      it("counts a principal's unexpired results and their code points, leaving one id out, and deletes one", async () => {
+        await store.putEvidence(kept);
+        await store.putEvidence({ ...kept, id: "E2", text: "xyz" });
+        await store.putEvidence({ ...kept, id: "E3", expiresAt: 1_000 });
+        await store.putEvidence({ ...kept, principal: "p2" });
+        expect(await store.evidenceUsage("p1", 2_000, "")).toEqual({ count: 2, chars: 6 });
+        expect(await store.evidenceUsage("p1", 2_000, "E2")).toEqual({ count: 1, chars: 3 });
+        expect(await store.evidenceUsage("p3", 2_000, "")).toEqual({ count: 0, chars: 0 });
+        await store.deleteEvidence("p1", "E1");
+        expect(await store.getEvidence("p1", "E1", 0)).toBeUndefined();
+        expect(await store.getEvidence("p2", "E1", 0)).toBeDefined();
+      });
+    });
+
     describe("source indexes", () => {
       const index = { principal: "p1", id: "S-1", sources: ["D1", "D2"], createdAt: 1_000, expiresAt: 5_000 };
 

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { messagesStructuredOutput } from "../../src/surfaces/anthropic/messages-structured-output.js";
+import { geminiStructuredOutput } from "../../src/surfaces/gemini/gemini-structured-output.js";
+import { chatStructuredOutput } from "../../src/surfaces/openai/chat-structured-output.js";
+import { responsesStructuredOutput } from "../../src/surfaces/openai/responses-structured-output.js";
+
+// Why a provider stopped an answer before its end, read from each surface's own members: the reason the diagnostics
+// of a cut answer name. An answer that ended as it should, or a body without the member, has none.
+
+describe("stopReason", () => {
+  it("reads Chat Completions' finish_reason per choice: length and content_filter stop early", () => {
+    const body = {
+      choices: [{ finish_reason: "stop" }, { finish_reason: "length" }, { finish_reason: "content_filter" }, {}],
+    };
+    expect([0, 1, 2, 3, 4].map((index) => chatStructuredOutput.stopReason(body, index))).toEqual([
+      undefined,
+      "length",
+      "content_filter",
+      undefined,
+      undefined,
+    ]);
+    expect(chatStructuredOutput.stopReason({ choices: [{ finish_reason: "tool_calls" }] }, 0)).toBeUndefined();
+  });
+
+  it("reads a Responses answer's status and incomplete_details", () => {
+    const incomplete = { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
+    expect(responsesStructuredOutput.stopReason(incomplete, 0)).toBe("max_output_tokens");
+    expect(responsesStructuredOutput.stopReason({ status: "incomplete" }, 0)).toBe("incomplete");
+    expect(responsesStructuredOutput.stopReason({ status: "completed" }, 0)).toBeUndefined();
+  });
+
+  it("reads Gemini's finishReason per candidate: every reason but STOP stops early", () => {
+    const body = {
+      candidates: [
+        { finishReason: "STOP" },
+        { finishReason: "MAX_TOKENS" },
+        { finishReason: "SAFETY" },
+        { finishReason: "RECITATION" },
+        { finishReason: "FINISH_REASON_UNSPECIFIED" },
+        {},
+      ],
+    };
+    expect([0, 1, 2, 3, 4, 5].map((index) => geminiStructuredOutput.stopReason(body, index))).toEqual([
+      undefined,
+      "MAX_TOKENS",
+      "SAFETY",
+      "RECITATION",
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("reads Anthropic's stop_reason: max_tokens, refusal and a full context window stop early", () => {
+    for (const reason of ["max_tokens", "refusal", "model_context_window_exceeded"]) {
+      expect(messagesStructuredOutput.stopReason({ stop_reason: reason }, 0)).toBe(reason);
+    }
+    for (const reason of ["end_turn", "stop_sequence", "tool_use", null]) {
+      expect(messagesStructuredOutput.stopReason({ stop_reason: reason }, 0)).toBeUndefined();
+    }
+  });
+});
