@@ -7,7 +7,7 @@ import { checkCitations } from "../../src/window/citations.js";
 // citation with an id is removed, as "unknown" or "duplicate"; a citation without a string id is left alone. The
 // answer is otherwise unchanged, and the input is never modified.
 
-const ids = fc.constantFrom("D1", "D2", "D3", "X1", "X2", "a/b", "~0");
+const ids: fc.Arbitrary<string> = fc.constantFrom("D1", "D2", "D3", "X1", "X2", "a/b", "~0");
 const citation = fc.oneof(
   { weight: 4, arbitrary: ids.map((id) => ({ source_id: id })) },
   { weight: 2, arbitrary: ids },
