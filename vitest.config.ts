@@ -7,6 +7,8 @@ export default defineConfig({
     // (vitest.smoke.config.ts).
     exclude: [...configDefaults.exclude, "test/workers/**", "test/smoke/**"],
     setupFiles: ["test/support/validate-with-ajv.ts"],
+    // A throwaway PostgreSQL cluster for the PostgreSQL store's tests (or PROMPTGATE_TEST_POSTGRES).
+    globalSetup: ["test/support/postgres-setup.ts"],
     testTimeout: 20_000,
   },
 });

@@ -30,6 +30,10 @@ export interface Config {
   /** Origins whose browser pages may call the gateway (`PROMPTGATE_CORS_ORIGINS`, `*` for any); undefined: no CORS. */
   corsOrigins: readonly string[] | undefined;
   db: string;
+  /** A PostgreSQL store's connections at most (`PROMPTGATE_DB_POOL`). */
+  dbPoolSize: number;
+  /** Milliseconds a PostgreSQL statement may run before the server cancels it (`PROMPTGATE_DB_STATEMENT_TIMEOUT_MS`). */
+  dbStatementTimeoutMs: number;
   maxBodyBytes: number;
   /** The level of the per-call log line (`PROMPTGATE_LOG`): a pino level name, or `silent`. */
   logLevel: LogLevel;
@@ -90,6 +94,8 @@ export function readConfig(environment: Environment): Config {
     gatewayKeys: readGatewayKeys(environment.PROMPTGATE_KEYS),
     corsOrigins: readCorsOrigins(environment.PROMPTGATE_CORS_ORIGINS),
     db: environment.PROMPTGATE_DB || "./data/promptgate.db",
+    dbPoolSize: readInteger(environment, "PROMPTGATE_DB_POOL", 10, 1, 1000),
+    dbStatementTimeoutMs: readInteger(environment, "PROMPTGATE_DB_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
     maxBodyBytes: readInteger(environment, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
     logLevel: readLogLevel(environment.PROMPTGATE_LOG),
     logFormat: readLogFormat(environment.PROMPTGATE_LOG_FORMAT),
@@ -242,7 +248,7 @@ export function shown(value: string): string {
 }
 
 /** A URL without its user, password and query, which may hold credentials; other text as it is. */
-function withoutCredentials(text: string): string {
+export function withoutCredentials(text: string): string {
   if (!URL.canParse(text)) return text;
   const url = new URL(text);
   url.username = "";

@@ -31,6 +31,7 @@ export const exposedHeaders = [
   "x-promptgate-simulated",
   "x-promptgate-model",
   "x-promptgate-model-fallback",
+  "x-promptgate-citations-removed",
   "x-should-retry",
   "retry-after",
   "retry-after-ms",

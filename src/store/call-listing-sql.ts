@@ -21,12 +21,16 @@ function filterColumns(query: CallQuery): Array<[column: string, value: string]>
  * filter's index yields the page in order and the search stops at the limit. Without statistics SQLite could lead
  * with any filter's index; a unary `+` keeps the others' indexes out of the choice, so the plan is the one above.
  */
-export function callListingStatement(query: CallQuery, afterSeq: number | undefined): SqlStatement {
+export function callListingStatement(
+  query: CallQuery,
+  afterSeq: number | undefined,
+  unindexed: (column: string) => string,
+): SqlStatement {
   const newest = query.order === "newest";
   const conditions: string[] = [];
   const params: SqlValue[] = [];
   for (const [index, [column, value]] of filterColumns(query).entries()) {
-    conditions.push(`${index === 0 ? "" : "+"}${column} = ?`);
+    conditions.push(`${index === 0 ? column : unindexed(column)} = ?`);
     params.push(value);
   }
   if (afterSeq !== undefined) {

@@ -23,6 +23,27 @@ export interface SqlExecutor {
   close(): Promise<void>;
 }
 
+/**
+ * What differs between the SQL engines the store runs on, in the few statements where it does. SQLite (and D1) read
+ * a call's listed fields out of its JSON in generated columns; PostgreSQL cannot cast every record's text to JSON (a
+ * lone surrogate's escape is refused), so the store writes them beside the record.
+ */
+export interface SqlDialect {
+  /** The statement that appends a call record (`json`, its JSON text) unless one of its ref is kept. */
+  appendCall(record: CallRecord, json: string): SqlStatement;
+  /** A filter on a listing column that the planner must not pick that column's index for (see `callListingStatement`). */
+  unindexed(column: string): string;
+}
+
+/** SQLite and D1: the listed fields are generated columns; a unary `+` keeps a column's index out of a plan. */
+export const sqliteDialect: SqlDialect = {
+  appendCall: (record, json) => [
+    "INSERT INTO calls (ref, case_id, time, record) VALUES (?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING",
+    [record.ref, record.case ?? null, record.time, json],
+  ],
+  unindexed: (column) => `+${column}`,
+};
+
 interface PolicyVersionRow {
   sha256: string;
   ref: string;
@@ -128,7 +149,7 @@ function sessionOf(row: SessionRow): SessionRecord {
  * prefixes are treated as absent and deleted lazily; the delete re-checks the expiry so it
  * never removes a record another writer has just renewed.
  */
-export function sqlStore(database: SqlExecutor): Store {
+export function sqlStore(database: SqlExecutor, dialect: SqlDialect = sqliteDialect): Store {
   return {
     async savePolicyVersion(version) {
       await database.run([
@@ -420,10 +441,7 @@ export function sqlStore(database: SqlExecutor): Store {
     },
 
     async appendCall(record) {
-      await database.run([
-        "INSERT INTO calls (ref, case_id, time, record) VALUES (?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING",
-        [record.ref, record.case ?? null, record.time, JSON.stringify(record)],
-      ]);
+      await database.run(dialect.appendCall(record, JSON.stringify(record)));
     },
     async getCall(ref) {
       const row = await database.first<{ record: string }>(["SELECT record FROM calls WHERE ref = ?", [ref]]);
@@ -446,7 +464,8 @@ export function sqlStore(database: SqlExecutor): Store {
         afterSeq = row.seq;
       }
       const limit = Math.max(0, Math.trunc(query.limit));
-      const rows = await database.all<{ record: string }>(callListingStatement({ ...query, limit }, afterSeq));
+      const statement = callListingStatement({ ...query, limit }, afterSeq, dialect.unindexed);
+      const rows = await database.all<{ record: string }>(statement);
       return {
         calls: rows.slice(0, limit).map((row) => JSON.parse(row.record) as CallRecord),
         more: rows.length > limit,

@@ -10,6 +10,7 @@ const notResponseHeaders = new Map([
   ["x-promptgate-case", "a request header"],
   ["x-promptgate-call", "a request header"],
   ["x-promptgate-schema", "a request header"],
+  ["x-promptgate-sources", "a request header"],
   ["x-promptgate-root", "the synthetic base URI of a projected schema"],
   ["x-promptgate-walk", "a property name of the simulated provider's fake documents"],
 ]);

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteStore } from "../../src/runtime/node/sqlite-store.js";
 import { callListingStatement } from "../../src/store/call-listing-sql.js";
+import { sqliteDialect } from "../../src/store/sql-store.js";
 import type { CallQuery } from "../../src/store/store.js";
 import { callRecord } from "./store-contract.js";
 
@@ -77,7 +78,7 @@ describe("sqliteStore call listings", () => {
 
     /** SQLite's plan for the page of `query`, one line per step. */
     function planOf(query: Omit<CallQuery, "limit">, afterSeq?: number): string[] {
-      const [sql, params] = callListingStatement({ limit: 100, ...query }, afterSeq);
+      const [sql, params] = callListingStatement({ limit: 100, ...query }, afterSeq, sqliteDialect.unindexed);
       const database = new Database(path, { readonly: true });
       try {
         const rows = database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;

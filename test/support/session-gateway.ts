@@ -18,6 +18,7 @@ import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
 import { surfaceNames } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
+import { freshDatabase, postgresUrl, testPostgresStore } from "./postgres.js";
 
 // The gateway's app with the simulated providers behind a recording transport, a fake clock and a chosen store,
 // driven through the openai SDK: what the session tests share.
@@ -53,17 +54,29 @@ export interface Gateway {
   useModels(text: string): void;
 }
 
-export const stores: [string, () => Store][] = [
-  ["memory", () => memoryStore()],
+/** The stores the session and job tests run on: each gets a new, empty one per gateway. */
+export const stores: [string, () => Promise<Store>][] = [
+  ["memory", async () => memoryStore()],
   [
     "SQLite",
     () =>
-      openStore({
-        db: join(mkdtempSync(join(tmpdir(), "promptgate-sessions-")), "state.db"),
-        explicit: true,
-        workingDirectory: process.cwd(),
-      }),
+      openStore(
+        {
+          db: join(mkdtempSync(join(tmpdir(), "promptgate-sessions-")), "state.db"),
+          explicit: true,
+          workingDirectory: process.cwd(),
+        },
+        { poolSize: 1, statementTimeoutMs: 1_000 },
+      ),
   ],
+  ...(postgresUrl === ""
+    ? []
+    : [
+        ["PostgreSQL", async (): Promise<Store> => testPostgresStore(await freshDatabase())] as [
+          string,
+          () => Promise<Store>,
+        ],
+      ]),
 ];
 
 const open: Store[] = [];
@@ -71,7 +84,10 @@ afterEach(async () => {
   for (const store of open.splice(0)) await store.close();
 });
 
-export async function gatewayOn(makeStore: () => Store, environment: Record<string, string> = {}): Promise<Gateway> {
+export async function gatewayOn(
+  makeStore: () => Store | Promise<Store>,
+  environment: Record<string, string> = {},
+): Promise<Gateway> {
   const clock = { now: Date.parse("2026-12-01T12:00:00Z") };
   const simulated = createSimulatedProvider({ clock: { now: () => new Date(clock.now) } } as never);
   const sent: Sent[] = [];
@@ -97,7 +113,7 @@ export async function gatewayOn(makeStore: () => Store, environment: Record<stri
     }
     return simulated.fetch(request);
   });
-  const store = makeStore();
+  const store = await makeStore();
   open.push(store);
   const records: CallRecord[] = [];
   const policies = await identifyPolicies([

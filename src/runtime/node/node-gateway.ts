@@ -111,7 +111,10 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   // Held so that a reload (SIGHUP, the admin route) swaps the registry every call reads through.
   const held = reloadablePolicies(policies);
   const database = refusal.database(config.db);
-  const store = openStore(database);
+  const store = await openStore(database, {
+    poolSize: config.dbPoolSize,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  });
   try {
     await syncPolicyVersions(store, policies);
   } catch (error) {

@@ -1,8 +1,15 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { ConfigError, shown } from "../../config.js";
+import { ConfigError, shown, withoutCredentials } from "../../config.js";
+import { redactKeys } from "../../errors/redact-keys.js";
 import { memoryStore } from "../../store/memory-store.js";
 import type { Store } from "../../store/store.js";
+import {
+  NewerPostgresSchemaError,
+  type PostgresOptions,
+  postgresSchemaVersion,
+  postgresStore,
+} from "./postgres-store.js";
 import { NewerSchemaError, schemaVersion, sqliteStore } from "./sqlite-store.js";
 
 /** The fix every database refusal offers besides its own. */
@@ -18,14 +25,26 @@ export interface DatabaseSetting {
   workingDirectory: string;
 }
 
+/** Whether `PROMPTGATE_DB` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
 /**
- * The store `PROMPTGATE_DB` names: `memory`, or a SQLite file. A file that cannot serve (a folder, not a
- * database, read-only, in a missing folder, written by a newer promptgate) is a ConfigError saying what
- * to change. Only the default's folder (`./data`) is created: a set path in a missing folder is more
- * likely a typo than a wish for a new folder.
+ * The store `PROMPTGATE_DB` names: `memory`, a PostgreSQL connection string, or a SQLite file. A database that
+ * cannot serve (a folder, not a database, read-only, in a missing folder, unreachable, written by a newer
+ * promptgate) is a ConfigError saying what to change. Only the default's folder (`./data`) is created: a set
+ * path in a missing folder is more likely a typo than a wish for a new folder.
  */
-export function openStore(setting: DatabaseSetting): Store {
+export async function openStore(setting: DatabaseSetting, postgres: PostgresSettings): Promise<Store> {
   if (setting.db === "memory") return memoryStore();
+  if (isPostgresUrl(setting.db)) {
+    try {
+      return await postgresStore({ url: setting.db, ...postgres });
+    } catch (error) {
+      throw postgresRefusal(setting, error);
+    }
+  }
   const path = resolve(setting.workingDirectory, setting.db);
   const folder = dirname(path);
   if (statOf(path)?.isDirectory()) {
@@ -92,6 +111,25 @@ export function databaseRefusal(setting: DatabaseSetting, error: unknown): Confi
   return refuse(
     `cannot be opened (${detail})`,
     `check that the path names a file this user may read and write, or ${otherFile}`,
+  );
+}
+
+/** A PostgreSQL store's pool and statement settings. */
+export type PostgresSettings = Omit<PostgresOptions, "url">;
+
+/** A PostgreSQL database that cannot serve at start-up, as a ConfigError: never its password. */
+function postgresRefusal(setting: DatabaseSetting, error: unknown): ConfigError {
+  const label = `PROMPTGATE_DB=${shown(withoutCredentials(setting.db))}`;
+  if (NewerPostgresSchemaError.isInstance(error)) {
+    return new ConfigError(
+      `${label} was migrated by a newer promptgate (schema version ${error.stored}; this one knows up to ${postgresSchemaVersion}): run that promptgate, or point PROMPTGATE_DB at another database.`,
+    );
+  }
+  // The server's messages name the database, user or host, never a password; the code says which failure it was.
+  const detail =
+    error instanceof Error ? `${codeOf(error)}: ${redactKeys(error.message, [setting.db])}` : codeOf(error);
+  return new ConfigError(
+    `${label} cannot be used (${detail}): check that the server runs and that the user, password and database exist, or set PROMPTGATE_DB to a SQLite file or to memory.`,
   );
 }
 

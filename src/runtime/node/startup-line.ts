@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import type { DestinationStream } from "pino";
-import type { Config } from "../../config.js";
+import { type Config, withoutCredentials } from "../../config.js";
 import type { PolicyVersion } from "../../policy/policy.js";
 import { type LogSettings, nodeLogger } from "./call-logger.js";
 import type { ChosenFolder } from "./config-folders.js";
+import { isPostgresUrl } from "./open-store.js";
 
 /** What the start-up line says besides its message: where the gateway listens and what it serves with. */
 export interface StartupLine {
@@ -41,7 +42,8 @@ export function startupLine({ url, version, config, folders, policies }: Startup
     event: "listening",
     url,
     version,
-    data_file: config.db === "memory" ? "memory" : resolve(config.db),
+    data_file:
+      config.db === "memory" ? "memory" : isPostgresUrl(config.db) ? withoutCredentials(config.db) : resolve(config.db),
     policies_folder: folders.policies.path,
     policies_from: folders.policies.source,
     schemas_folder: folders.schemas.path,

@@ -42,7 +42,11 @@ ${providerLines()}
   PROMPTGATE_KEYS                comma-separated gateway keys; clients must present one (unset: pass-through)
   PROMPTGATE_ADMIN_KEY           bearer key for /promptgate/admin/* (unset: admin routes off)
   PROMPTGATE_CORS_ORIGINS        comma-separated origins browser pages may call from, or * (unset: no CORS)
-  PROMPTGATE_DB                  SQLite file for state, or "memory" (default ./data/promptgate.db)
+  PROMPTGATE_DB                  SQLite file for state, a postgres:// connection string (several nodes
+                                 share it), or "memory" (default ./data/promptgate.db)
+  PROMPTGATE_DB_POOL             PostgreSQL connections per process at most (default 10)
+  PROMPTGATE_DB_STATEMENT_TIMEOUT_MS
+                                 PostgreSQL statement timeout (default 10000)
   PROMPTGATE_MAX_BODY_BYTES      request body cap (default 10485760)
   PROMPTGATE_LOG                 call log level: trace, debug, info, warn, error, fatal or silent (default info)
   PROMPTGATE_LOG_FORMAT          json or pretty (default: pretty on a terminal, else JSON)

@@ -1,0 +1,93 @@
+import { readdirSync } from "node:fs";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NewerPostgresSchemaError, postgresSchemaVersion } from "../../src/runtime/node/postgres-store.js";
+import { schemaVersion } from "../../src/runtime/node/sqlite-store.js";
+import { freshDatabase, postgresUrl, testPostgresStore } from "../support/postgres.js";
+import { callRecord, describeStore } from "./store-contract.js";
+
+// The PostgreSQL store on a real server: the behaviour suite every store passes, and what only this one does
+// (migrating once under a lock, refusing a newer schema, a record whose text PostgreSQL's JSON types refuse).
+
+const tables = [
+  "policy_versions",
+  "case_policies",
+  "cached_prefixes",
+  "response_histories",
+  "calls",
+  "sessions",
+  "secrets",
+  "jobs",
+  "evidence",
+  "source_indexes",
+];
+
+if (postgresUrl === "") {
+  describe.skip("postgresStore (no PostgreSQL server: see the notice above)", () => {
+    it("is skipped", () => undefined);
+  });
+} else {
+  let database = "";
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+
+  describeStore("postgresStore", async () => {
+    const store = await testPostgresStore(database);
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    await client.query(`TRUNCATE ${tables.join(", ")} RESTART IDENTITY`);
+    await client.end();
+    return store;
+  });
+
+  describe("postgresStore migrations", () => {
+    it("has the schema version of the SQLite dialect, so that the two never drift apart", () => {
+      expect(postgresSchemaVersion).toBe(schemaVersion);
+      expect(readdirSync("migrations/postgres").length).toBeGreaterThan(0);
+    });
+
+    it("migrates once when ten nodes open one new database together", async () => {
+      const url = await freshDatabase();
+      const stores = await Promise.all(Array.from({ length: 10 }, () => testPostgresStore(url)));
+      await Promise.all(stores.map((store) => store.close()));
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query("SELECT version FROM promptgate_schema");
+      await client.end();
+      expect(rows).toEqual([{ version: postgresSchemaVersion }]);
+    });
+
+    it("refuses a database a newer promptgate migrated", async () => {
+      const url = await freshDatabase();
+      await (await testPostgresStore(url)).close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query("UPDATE promptgate_schema SET version = version + 1");
+      await client.end();
+      const opened = testPostgresStore(url);
+      await expect(opened).rejects.toBeInstanceOf(NewerPostgresSchemaError);
+      await expect(opened).rejects.toThrow(/newer than version/);
+    });
+  });
+
+  describe("postgresStore records", () => {
+    let store: Awaited<ReturnType<typeof testPostgresStore>>;
+    beforeAll(async () => {
+      store = await testPostgresStore(await freshDatabase());
+    });
+    afterAll(() => store.close());
+
+    it("keeps a record whose model name holds a lone surrogate, and lists it by its fields", async () => {
+      const record = { ...callRecord("ref_lone", "case-lone"), model: "gpt-\ud800" };
+      await store.appendCall(record);
+      expect((await store.getCall("ref_lone"))?.model).toBe("gpt-\ud800");
+      const page = await store.listCalls({ order: "newest", limit: 10, case: "case-lone", decision: record.decision });
+      expect(page?.calls.map((call) => call.ref)).toEqual(["ref_lone"]);
+    });
+
+    it("answers whether the server is reachable", async () => {
+      expect(await store.reachable()).toBe(true);
+    });
+  });
+}
