@@ -50,6 +50,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   app.get("/readyz", async (c) => {
     const headers = { "x-promptgate-ref": c.var.ref };
     if (options.draining?.()) return c.json({ status: "draining" }, 503, headers);
+    if ((await deps.store.reachable?.()) === false) return c.json({ status: "store_unreachable" }, 503, headers);
     if (c.req.query("deep") === undefined) return c.json({ status: "ready" }, 200, headers);
     // The release check: one synthetic answer job per provider, end to end; the operator's, as it calls providers.
     const refused = await adminRefusal(deps, c.req.raw, c.var.ref);

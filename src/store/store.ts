@@ -239,5 +239,11 @@ export interface Store {
   /** A page of the records `query` selects; undefined when `query.after` is no ref the store holds. */
   listCalls(query: CallQuery): Promise<CallPage | undefined>;
 
+  /**
+   * Whether a store on a server (PostgreSQL) can be reached now; `/readyz` is 503 while it cannot. Absent where the
+   * store is in the process (memory, SQLite) or a binding (D1).
+   */
+  reachable?(): Promise<boolean>;
+
   close(): Promise<void>;
 }

@@ -90,4 +90,38 @@ if (postgresUrl === "") {
       expect(await store.reachable()).toBe(true);
     });
   });
+
+  describe("postgresStore connections", () => {
+    async function admin<T>(sql: string, values: unknown[] = []): Promise<T[]> {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      try {
+        return (await client.query(sql, values)).rows as T[];
+      } finally {
+        await client.end();
+      }
+    }
+
+    it("serves again after the server dropped every connection, and says while its database is gone", async () => {
+      const url = await freshDatabase();
+      const store = await testPostgresStore(url);
+      try {
+        await store.appendCall(callRecord("ref_before", "case-c"));
+        const name = new URL(url).pathname.slice(1);
+        await admin("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+        // A call that meets a dropped connection may fail (it is `internal` for that call); the next ones are served.
+        await store.getCall("ref_before").catch(() => undefined);
+        expect((await store.getCall("ref_before"))?.ref).toBe("ref_before");
+        await store.appendCall(callRecord("ref_after", "case-c"));
+        expect((await store.listCallsOfCase("case-c", 10)).map((call) => call.ref)).toEqual([
+          "ref_before",
+          "ref_after",
+        ]);
+        await admin(`DROP DATABASE ${name} WITH (FORCE)`);
+        expect(await store.reachable()).toBe(false);
+      } finally {
+        await store.close();
+      }
+    });
+  });
 }

@@ -8,6 +8,7 @@ import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
+import type { Store } from "../../src/store/store.js";
 import { surfaceNames } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
 
@@ -15,7 +16,7 @@ import { fetchTransport } from "../../src/transport/fetch-transport.js";
  * The gateway's app without a socket (driven through `app.request()`), on the bundled policies, the memory store and
  * the simulated providers, with the records it keeps; runs on Node and in workerd alike.
  */
-export async function appUnderTest(environment: Record<string, string> = {}) {
+export async function appUnderTest(environment: Record<string, string> = {}, store: Store = memoryStore()) {
   const records: CallRecord[] = [];
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
@@ -23,7 +24,7 @@ export async function appUnderTest(environment: Record<string, string> = {}) {
     models: modelTableOf(undefined, surfaceNames),
     transport: fetchTransport(createSimulatedProvider().fetch),
     schemas: new Map(),
-    store: memoryStore(),
+    store,
     recordCall: async (record) => void records.push(record),
     newRef,
     now: () => new Date(),
