@@ -5,7 +5,7 @@ import { redactKeys } from "../errors/redact-keys.js";
  * Where the gateway failed on its own side: handling a call, observing its stream, remembering the
  * prefix its answer left, storing its record, or in the app outside any call's handling.
  */
-export type InternalStage = "call" | "stream" | "remember-prefix" | "app" | "record" | "release" | "job";
+export type InternalStage = "call" | "stream" | "remember-prefix" | "app" | "record" | "release" | "job" | "sweep";
 
 /** What a call record keeps of an internal failure: where, and the error's class. */
 export interface InternalErrorNote {

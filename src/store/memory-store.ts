@@ -43,6 +43,12 @@ function unexpired<V extends { expiresAt: number }>(
   return undefined;
 }
 
+/** Deletes every entry expired at `now`. */
+function sweepExpired<V extends { expiresAt: number }>(entries: LRUCache<string, V>, now: number): void {
+  const expired = [...entries.entries()].filter(([, entry]) => entry.expiresAt <= now).map(([key]) => key);
+  for (const key of expired) entries.delete(key);
+}
+
 /** A call record as kept: its JSON text, its place in the order of writing, and the fields a listing filters by. */
 interface StoredCall {
   seq: number;
@@ -220,6 +226,23 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async getSourceIndex(principal, id, now) {
       const record = unexpired(sourceIndexes, JSON.stringify([principal, id]), now);
       return record === undefined ? undefined : structuredClone(record);
+    },
+
+    async sweep({ now, jobsEndedBefore, sessionsIdleSince }) {
+      sweepExpired(cachedPrefixes, now);
+      sweepExpired(responseHistories, now);
+      sweepExpired(evidence, now);
+      sweepExpired(sourceIndexes, now);
+      for (const [id, job] of [...jobs.entries()]) {
+        if (job.endedAt !== undefined && job.endedAt < jobsEndedBefore) jobs.delete(id);
+      }
+      for (const [id, session] of [...sessions.entries()]) {
+        const turn = turns.get(id);
+        if (session.lastTurnAt < sessionsIdleSince && (turn === undefined || turn.until <= now)) {
+          sessions.delete(id);
+          turns.delete(id);
+        }
+      }
     },
 
     async secret(name) {

@@ -472,6 +472,17 @@ export function sqlStore(database: SqlExecutor, dialect: SqlDialect = sqliteDial
       };
     },
 
+    async sweep({ now, jobsEndedBefore, sessionsIdleSince }) {
+      for (const table of ["cached_prefixes", "response_histories", "evidence", "source_indexes"]) {
+        await database.run([`DELETE FROM ${table} WHERE expires_at <= ?`, [now]]);
+      }
+      await database.run(["DELETE FROM jobs WHERE ended_at IS NOT NULL AND ended_at < ?", [jobsEndedBefore]]);
+      await database.run([
+        "DELETE FROM sessions WHERE last_turn_at < ? AND (turn_holder IS NULL OR turn_until <= ?)",
+        [sessionsIdleSince, now],
+      ]);
+    },
+
     close: () => database.close(),
   };
 }

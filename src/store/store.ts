@@ -121,6 +121,13 @@ export interface CaseFreeze {
   invalidAnswers: number;
 }
 
+/** The times before which `Store.sweep` deletes rows, as epoch milliseconds. */
+export interface SweepCutoffs {
+  now: number;
+  jobsEndedBefore: number;
+  sessionsIdleSince: number;
+}
+
 /** Which call records `listCalls` returns: every filter given applies, in one order, a page at a time. */
 export interface CallQuery {
   /** `newest` first (the latest calls), or `oldest` first (a case read in order). */
@@ -238,6 +245,14 @@ export interface Store {
   listCallsOfCase(caseId: string, limit: number): Promise<CallRecord[]>;
   /** A page of the records `query` selects; undefined when `query.after` is no ref the store holds. */
   listCalls(query: CallQuery): Promise<CallPage | undefined>;
+
+  /**
+   * Deletes the rows nobody will read again: cached prefixes, response histories, evidence and source indexes
+   * expired at `cutoffs.now`, answer jobs that ended before `cutoffs.jobsEndedBefore`, and sessions without a turn
+   * since `cutoffs.sessionsIdleSince` whose turn is free. Safe on many processes at once (a PostgreSQL store lets
+   * one node at a time do it).
+   */
+  sweep(cutoffs: SweepCutoffs): Promise<void>;
 
   /**
    * Whether a store on a server (PostgreSQL) can be reached now; `/readyz` is 503 while it cannot. Absent where the

@@ -209,6 +209,69 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       });
     });
 
+    describe("sweeps", () => {
+      const session: SessionRecord = {
+        id: "resp_s1",
+        principal: "p-alice",
+        model: "gpt-4.1",
+        reasoning: undefined,
+        profile: undefined,
+        policy: "default@0123456789ab",
+        selection: "{}",
+        held: false,
+        startedAt: 1_000,
+        lastTurnAt: 1_000,
+      };
+      const job: JobRecord = {
+        id: "resp_j1",
+        principal: "p-alice",
+        state: "completed",
+        policy: "default@0123456789ab",
+        createdAt: 1_000,
+        endedAt: 1_500,
+        heartbeatAt: 1_500,
+        response: { id: "resp_j1" },
+      };
+
+      it("deletes what expired, ended or idled before its cutoff, and nothing else", async () => {
+        await store.putCachedPrefix({ name: "cachedContents/old", chars: 1, schemaHashes: [], expiresAt: 2_000 });
+        await store.putCachedPrefix({ name: "cachedContents/new", chars: 1, schemaHashes: [], expiresAt: 9_000 });
+        await store.putResponseHistory({ id: "resp_old", chars: 1, outputKnown: true, expiresAt: 2_000 });
+        await store.putResponseHistory({ id: "resp_new", chars: 1, outputKnown: true, expiresAt: 9_000 });
+        const kept = { principal: "p1", text: "{}", pageChars: 10, createdAt: 0 };
+        await store.putEvidence({ ...kept, id: "E-old", expiresAt: 2_000 });
+        await store.putEvidence({ ...kept, id: "E-new", expiresAt: 9_000 });
+        await store.putSourceIndex({ principal: "p1", id: "S-old", sources: [], createdAt: 0, expiresAt: 2_000 });
+        await store.putSourceIndex({ principal: "p1", id: "S-new", sources: [], createdAt: 0, expiresAt: 9_000 });
+        await store.putJob(job);
+        await store.putJob({ ...job, id: "resp_j2", endedAt: 4_500 });
+        await store.putJob({ ...job, id: "resp_j3", state: "in_progress", endedAt: undefined });
+        await store.putSession(session);
+        await store.putSession({ ...session, id: "resp_s2", lastTurnAt: 4_500 });
+        // Idle long ago, but a turn of it is running: it stays.
+        await store.putSession({ ...session, id: "resp_s3" });
+        expect(await store.claimSessionTurn("resp_s3", "holder", 99_000, 3_000)).toBe(true);
+
+        await store.sweep({ now: 3_000, jobsEndedBefore: 2_000, sessionsIdleSince: 2_000 });
+
+        // Read as of time 0, so that only the sweep can have made a row absent.
+        expect(await store.getCachedPrefix("cachedContents/old", 0)).toBeUndefined();
+        expect(await store.getCachedPrefix("cachedContents/new", 0)).toBeDefined();
+        expect(await store.getResponseHistory("resp_old", 0)).toBeUndefined();
+        expect(await store.getResponseHistory("resp_new", 0)).toBeDefined();
+        expect(await store.getEvidence("p1", "E-old", 0)).toBeUndefined();
+        expect(await store.getEvidence("p1", "E-new", 0)).toBeDefined();
+        expect(await store.getSourceIndex("p1", "S-old", 0)).toBeUndefined();
+        expect(await store.getSourceIndex("p1", "S-new", 0)).toBeDefined();
+        expect(await store.getJob("resp_j1")).toBeUndefined();
+        expect(await store.getJob("resp_j2")).toBeDefined();
+        expect(await store.getJob("resp_j3")).toBeDefined();
+        expect(await store.getSession("resp_s1")).toBeUndefined();
+        expect(await store.getSession("resp_s2")).toBeDefined();
+        expect(await store.getSession("resp_s3")).toBeDefined();
+      });
+    });
+
     describe("source indexes", () => {
       const index = { principal: "p1", id: "S-1", sources: ["D1", "D2"], createdAt: 1_000, expiresAt: 5_000 };
 

@@ -18,6 +18,7 @@ import { ajvSchemaCompiling } from "../../schema/compile-schema.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
+import { sweepCutoffs } from "../../store/sweep-cutoffs.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { surfaceNames } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
@@ -150,6 +151,23 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   };
 }
 
+/** How often a node sweeps expired rows out of the store. */
+const sweepIntervalMs = 10 * 60 * 1000;
+
+/**
+ * Sweeps the store every ten minutes, without keeping the process alive for it; a sweep runs to its end before a
+ * shutdown closes the store, and a failed one is logged and tried again next time.
+ */
+function scheduleSweeps(deps: Deps, work: PendingWork): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    const cutoffs = sweepCutoffs(deps.policies.list(), deps.now().getTime());
+    const swept = deps.store.sweep(cutoffs).catch((error) => logInternalError(deps, newRef(), error, "sweep", []));
+    work.track(swept);
+  }, sweepIntervalMs);
+  timer.unref();
+  return timer;
+}
+
 /** A running gateway on Node. */
 export interface NodeGateway {
   url: string;
@@ -205,6 +223,7 @@ export async function startNodeGateway(
     throw error;
   }
   warnAboutConnections(server, server.maxConnections, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
+  const sweeps = scheduleSweeps(deps, work);
 
   let stopped: Promise<Shutdown> | undefined;
   const shutdown = (drainMs = config.server.drainMs): Promise<Shutdown> => {
@@ -212,6 +231,7 @@ export async function startNodeGateway(
     stopped ??= (async () => {
       const started = Date.now();
       const { requests, cutOff } = await drained;
+      clearInterval(sweeps);
       // A running answer job ends as failed, never left running for the next process to find.
       if (deps.jobs !== undefined) stopJobs(deps.jobs);
       await work.settled();

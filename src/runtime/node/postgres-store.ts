@@ -18,6 +18,9 @@ export const postgresSchemaVersion = migrations.at(-1)?.version ?? 0;
 /** The advisory lock key under which one node at a time migrates: "promptgt" as a 64-bit number. */
 const migrationLock = "8101981911098705524";
 
+/** The advisory lock key under which one node at a time sweeps expired rows. */
+const sweepLock = "8101981911098705525";
+
 /** How a PostgreSQL store connects and how long a statement may take. */
 export interface PostgresOptions {
   /** The connection string, `postgres://user:password@host:port/database`. */
@@ -187,8 +190,24 @@ export async function postgresStore(options: PostgresOptions): Promise<Store & {
     },
     close: () => pool.end(),
   };
+  const store = sqlStore(executor, postgresDialect);
   return {
-    ...sqlStore(executor, postgresDialect),
+    ...store,
+    // One node sweeps at a time: the others find the lock taken and leave the work to it.
+    async sweep(cutoffs) {
+      const client = await pool.connect();
+      try {
+        const taken = await client.query<{ taken: boolean }>("SELECT pg_try_advisory_lock($1) AS taken", [sweepLock]);
+        if (taken.rows[0]?.taken !== true) return;
+        try {
+          await store.sweep(cutoffs);
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [sweepLock]);
+        }
+      } finally {
+        client.release();
+      }
+    },
     async reachable() {
       try {
         await pool.query("SELECT 1");

@@ -7,6 +7,7 @@ import { renderPlainError } from "../../errors/render-plain-error.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
 import type { CallRecord } from "../../record/call-record.js";
+import { sweepCutoffs } from "../../store/sweep-cutoffs.js";
 import { createIsolateDeps, type IsolateDeps, type WorkerEnv } from "./worker-deps.js";
 
 /** The isolate's dependencies, built by its first request; a failed build is tried again by the next one. */
@@ -50,5 +51,15 @@ export default {
     // An answer job runs on in this isolate past its request, as long as `waitUntil` lets it (see the README).
     const jobs = { local: localJobs, keep: (task: Promise<void>) => context.waitUntil(task) };
     return createApp({ ...deps, recordCall: recorder(deps, context), jobs }).fetch(request);
+  },
+  /** The cron trigger of wrangler.toml: sweeps expired rows out of D1, as a Node gateway does every ten minutes. */
+  async scheduled(controller, env, context): Promise<void> {
+    const deps = await isolateDeps(env);
+    const cutoffs = sweepCutoffs(deps.policies.list(), controller.scheduledTime);
+    context.waitUntil(
+      deps.store
+        .sweep(cutoffs)
+        .catch((error) => logInternalError(deps, newRef(), error, "sweep", configSecrets(deps.config))),
+    );
   },
 } satisfies ExportedHandler<WorkerEnv>;
