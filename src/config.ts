@@ -41,6 +41,8 @@ export interface Config {
   logFormat: LogFormat | undefined;
   /** How the Node server guards its connections and shuts down; Workers have no server of their own and ignore it. */
   server: ServerConfig;
+  /** Node processes serving one port (`PROMPTGATE_WORKERS`): a number, or `auto` for one per core; Workers ignore it. */
+  workers: number | "auto";
 }
 
 /** The Node server's connection limits and shutdown drain, in milliseconds. */
@@ -100,6 +102,10 @@ export function readConfig(environment: Environment): Config {
     logLevel: readLogLevel(environment.PROMPTGATE_LOG),
     logFormat: readLogFormat(environment.PROMPTGATE_LOG_FORMAT),
     server: readServerConfig(environment),
+    workers:
+      environment.PROMPTGATE_WORKERS === "auto"
+        ? "auto"
+        : readInteger(environment, "PROMPTGATE_WORKERS", 1, 1, 256, "1"),
   };
 }
 

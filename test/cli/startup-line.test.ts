@@ -28,6 +28,7 @@ describe("the start-up line", () => {
       event: "listening",
       url: "http://127.0.0.1:8787",
       version: "1.2.3",
+      pid: process.pid,
       data_file: `${process.cwd()}/data/state.db`,
       policies_folder: "/srv/promptgate/policies",
       policies_from: "working directory",

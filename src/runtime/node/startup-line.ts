@@ -11,7 +11,9 @@ export interface StartupLine {
   event: "listening";
   url: string;
   version: string;
-  /** The SQLite file, as an absolute path, or `memory`. */
+  /** The process's id: the one `kill -HUP` reloads, and with PROMPTGATE_WORKERS the worker that wrote the line. */
+  pid: number;
+  /** The SQLite file, as an absolute path, a PostgreSQL database without its credentials, or `memory`. */
   data_file: string;
   policies_folder: string;
   policies_from: ChosenFolder["source"];
@@ -42,6 +44,7 @@ export function startupLine({ url, version, config, folders, policies }: Startup
     event: "listening",
     url,
     version,
+    pid: process.pid,
     data_file:
       config.db === "memory" ? "memory" : isPostgresUrl(config.db) ? withoutCredentials(config.db) : resolve(config.db),
     policies_folder: folders.policies.path,

@@ -58,6 +58,8 @@ ${providerLines()}
                                  how long an idle connection is kept open between requests (default 5)
   PROMPTGATE_MAX_CONNECTIONS     cap on open client connections (default: (open-file limit - 64) / 2)
   PROMPTGATE_DRAIN_SECONDS       on SIGTERM/SIGINT, how long calls in flight may finish (default 30)
+  PROMPTGATE_WORKERS             gateway processes sharing the port, or "auto" for one per core (default 1);
+                                 more than one needs a SQLite file or PostgreSQL, not memory
 With no upstream and no key for a provider, its calls go to the built-in simulated provider.
 Once listening, the gateway writes one JSON line to stdout (event "listening": its address,
 data file, folders, policy versions, auth mode and upstreams); it logs in JSON lines there.

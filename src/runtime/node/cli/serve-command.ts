@@ -1,4 +1,7 @@
+import cluster from "node:cluster";
+import { readConfig } from "../../../config.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
+import { runPrimary, workerCountOf } from "../cluster-primary.js";
 import { chooseConfigFolders } from "../config-folders.js";
 import { startNodeGateway } from "../node-gateway.js";
 import { packageVersion } from "../package-paths.js";
@@ -21,6 +24,13 @@ export async function serveCommand(args: string[], io: CliIo): Promise<ExitCode>
   }
   const folders = chooseConfigFolders(io.env);
   try {
+    if (cluster.isPrimary) {
+      const count = workerCountOf(readConfig(folders.environment));
+      if (count > 1) {
+        const signals = deduplicatedSignals();
+        return await runPrimary(count, folders.environment, { stderr: io.stderr, signals, hangups: process });
+      }
+    }
     const gateway = await startNodeGateway(folders.environment);
     const line = startupLine({
       url: gateway.url,
