@@ -54,6 +54,7 @@ function startGateway(
     loopFile?: string;
     db?: string;
     cwd?: string;
+    workers?: number;
   } = {},
 ) {
   const environment = {
@@ -67,6 +68,7 @@ function startGateway(
     PROMPTGATE_ADMIN_KEY: "",
     BENCH_HEAP_FILE: extra.heapFile ?? "",
     BENCH_LOOP_FILE: extra.loopFile ?? "",
+    PROMPTGATE_WORKERS: String(extra.workers ?? 1),
   };
   const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
   const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "src/runtime/node/main.ts"];
@@ -181,6 +183,46 @@ async function profileGateway(upstream: string, body: Buffer, upstreamPid: numbe
   const summary = await summarizeProfile(directory, skipMs);
   await rm(directory, { recursive: true, force: true });
   return summary;
+}
+
+/**
+ * Throughput at 64 connections of promptgate on a SQLite file with one worker process and with two
+ * (`PROMPTGATE_WORKERS=2`), loaded in alternating rounds. Only requests per second: the CPU figures of the load
+ * test follow one process, and two workers are two.
+ */
+async function measureWorkers(upstream: string, body: Buffer, upstreamPid: number): Promise<RunResults["workers"]> {
+  const connections = 64;
+  const rates: Record<"one" | "two", number[]> = { one: [], two: [] };
+  const started: Array<[keyof typeof rates, Awaited<ReturnType<typeof startGateway>>]> = [];
+  for (const [name, workers] of [
+    ["one", 1],
+    ["two", 2],
+  ] as const) {
+    const file = join(tmp, `bench-workers-${workers}-${Date.now()}.db`);
+    started.push([name, await startGateway(upstream, { db: file, workers })]);
+  }
+  const targets = started.map(
+    ([name, gateway]) => [name, gatewayTarget(name, gateway.port, gateway.process.pid)] as const,
+  );
+  // The warm-up also waits out a second worker still starting when the first one's line arrived.
+  for (const [, target] of targets) {
+    await check(target, body);
+    await runLoad(target, body, connections, { seconds: settings.warmupSeconds }, upstreamPid);
+  }
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const [name, target] of targets) {
+      const sample = await runLoad(target, body, connections, { seconds: settings.seconds }, upstreamPid);
+      rates[name].push(sample.requestsPerSecond);
+      log(
+        `round ${round} workers=${name} c=${connections} ${sample.requestsPerSecond.toFixed(0)} req/s failed ${sample.failed}`,
+      );
+    }
+  }
+  for (const [, gateway] of started) await gateway.process.stop();
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const one = mean(rates.one);
+  const two = mean(rates.two);
+  return { connections, oneWorker: one, twoWorkers: two, ratio: two / one };
 }
 
 async function main(): Promise<void> {
@@ -303,6 +345,8 @@ async function main(): Promise<void> {
   for (const child of children.slice(1)) await child.stop();
   for (const suffix of ["", "-wal", "-shm"]) await rm(`${sqliteFile}${suffix}`, { force: true });
 
+  log("one worker process against two (PROMPTGATE_WORKERS=2, SQLite)…");
+  const workers = await measureWorkers(upstreamBase, body, upstream.process.pid);
   log("RSS over time (fresh promptgate)…");
   const rss = await measureRss(upstreamBase, body, upstream.process.pid);
   log("event loop while 10 large new schemas arrive…");
@@ -340,6 +384,7 @@ async function main(): Promise<void> {
     })),
     rss,
     eventLoop,
+    workers,
     profile,
     micro,
   };

@@ -165,6 +165,8 @@ export interface RunResults {
   rss: RssSeries | undefined;
   /** The event loop's delay while large new response schemas arrive beside the load test's call. */
   eventLoop?: EventLoopFigures;
+  /** Requests per second of promptgate on SQLite with one worker process and with two, and their ratio. */
+  workers?: { connections: number; oneWorker: number; twoWorkers: number; ratio: number };
   profile: ProfileSummary | undefined;
   micro: MicroResult[];
 }
@@ -199,6 +201,11 @@ export function markdown(results: RunResults): string {
     ...ratios,
     "",
     ...results.skipped.map((skip) => `Skipped ${skip.target}: ${skip.reason}`),
+    results.workers === undefined
+      ? ""
+      : `PROMPTGATE_WORKERS on SQLite at ${results.workers.connections} connections: one worker ${results.workers.oneWorker.toFixed(0)} req/s, ` +
+        `two workers ${results.workers.twoWorkers.toFixed(0)} req/s, ratio ${results.workers.ratio.toFixed(2)} ` +
+        `(${results.machine.cpus} cores shared with the load generator and the fake upstream).`,
     rss === undefined
       ? ""
       : `RSS of a fresh promptgate every ${rss.every} requests (MiB): ${rss.samplesMiB.map((value) => value.toFixed(0)).join(", ")}; ` +

@@ -86,6 +86,26 @@ if (postgresUrl === "") {
       expect(page?.calls.map((call) => call.ref)).toEqual(["ref_lone"]);
     });
 
+    it("appends the records of one turn in one statement", async () => {
+      await Promise.all(
+        Array.from({ length: 40 }, (_, index) => store.appendCall(callRecord(`ref_turn_${index}`, "case-turn"))),
+      );
+      const refs = (await store.listCallsOfCase("case-turn", 100)).map((record) => record.ref);
+      expect(refs).toEqual(Array.from({ length: 40 }, (_, index) => `ref_turn_${index}`));
+    });
+
+    it("appends the records of one turn together, each caller told of its own, one the server refuses alone", async () => {
+      const appended = await Promise.allSettled([
+        ...Array.from({ length: 30 }, (_, index) => store.appendCall(callRecord(`ref_batch_${index}`, "case-batch"))),
+        store.appendCall(callRecord("ref_batch_3", "case-batch")),
+        // PostgreSQL's text takes no NUL character: this record cannot be kept, and only it fails.
+        store.appendCall(callRecord("ref_batch_nul", "case-\u0000")),
+      ]);
+      expect(appended.filter((outcome) => outcome.status === "rejected")).toHaveLength(1);
+      expect(appended.at(-1)?.status).toBe("rejected");
+      expect(await store.listCallsOfCase("case-batch", 100)).toHaveLength(30);
+    });
+
     it("answers whether the server is reachable", async () => {
       expect(await store.reachable()).toBe(true);
     });

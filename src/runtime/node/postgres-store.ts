@@ -70,7 +70,8 @@ function textOf(sql: string): string {
   let text = numberedStatements.get(sql);
   if (text === undefined) {
     text = numbered(sql);
-    numberedStatements.set(sql, text);
+    // A batch's statement, one per batch size, is numbered each time rather than kept.
+    if (sql.length < 2_000) numberedStatements.set(sql, text);
   }
   return text;
 }
@@ -109,6 +110,51 @@ const types = {
     return pg.types.getTypeParser(oid, format);
   },
 };
+
+/** A call record waiting for the next batch, and how to tell its caller the outcome. */
+interface QueuedRecord {
+  record: CallRecord;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The call records of one event-loop turn appended in one multi-row INSERT, one commit for all, instead of one each;
+ * a caller's promise settles once the statement holding its record has committed, so an awaited append is as
+ * durable as a single one. A batch the server refuses is appended record by record, so that one record it cannot
+ * take fails alone.
+ */
+function batchedAppends(
+  query: (statement: SqlStatement) => Promise<unknown>,
+  appendOne: (record: CallRecord) => Promise<void>,
+): (record: CallRecord) => Promise<void> {
+  const queue: QueuedRecord[] = [];
+  const flush = async () => {
+    // At most 1,000 records a statement: PostgreSQL takes 65,535 parameters, nine a record.
+    const batch = queue.splice(0, 1_000);
+    if (queue.length > 0) setImmediate(() => void flush());
+    if (batch.length === 1) {
+      const [only] = batch as [QueuedRecord];
+      await appendOne(only.record).then(only.resolve, only.reject);
+      return;
+    }
+    const rows = batch.map(({ record }) => postgresDialect.appendCall(record, JSON.stringify(record))[1]);
+    const values = rows.map(() => `(${Array.from({ length: 9 }, () => "?").join(", ")})`).join(", ");
+    const sql = `INSERT INTO calls (ref, case_id, time, record, decision, surface, error, policy, policy_name)
+      VALUES ${values} ON CONFLICT (ref) DO NOTHING`;
+    try {
+      await query([sql, rows.flat()]);
+      for (const queued of batch) queued.resolve();
+    } catch {
+      for (const queued of batch) await appendOne(queued.record).then(queued.resolve, queued.reject);
+    }
+  };
+  return (record) =>
+    new Promise((resolve, reject) => {
+      if (queue.length === 0) setImmediate(() => void flush());
+      queue.push({ record, resolve, reject });
+    });
+}
 
 /** Applies every migration above the database's version, once, however many nodes start at the same time. */
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -193,6 +239,7 @@ export async function postgresStore(options: PostgresOptions): Promise<Store & {
   const store = sqlStore(executor, postgresDialect);
   return {
     ...store,
+    appendCall: batchedAppends(query, store.appendCall),
     // One node sweeps at a time: the others find the lock taken and leave the work to it.
     async sweep(cutoffs) {
       const client = await pool.connect();
