@@ -36,7 +36,8 @@ describe("a gateway process's stdout", { timeout: 60_000 }, () => {
     const lines = run.stdout.split("\n").filter((line) => line !== "");
     expect(lines.length, run.stdout).toBeGreaterThanOrEqual(2);
     for (const line of lines) expect(isJson(line), line).toBe(false);
-    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: promptgate listening on http:\/\//);
+    // The start-up line names its process (pino-pretty shows a `pid` after the level), so workers can be told apart.
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): promptgate listening on http:\/\//);
     expect(lines.some((line) => / INFO: call \{/.test(line))).toBe(true);
   });
 });

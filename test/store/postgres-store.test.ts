@@ -4,23 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NewerPostgresSchemaError, postgresSchemaVersion } from "../../src/runtime/node/postgres-store.js";
 import { schemaVersion } from "../../src/runtime/node/sqlite-store.js";
 import { freshDatabase, postgresUrl, testPostgresStore } from "../support/postgres.js";
-import { callRecord, describeStore } from "./store-contract.js";
+import { callRecord, describeStore, storeTables } from "./store-contract.js";
 
 // The PostgreSQL store on a real server: the behaviour suite every store passes, and what only this one does
 // (migrating once under a lock, refusing a newer schema, a record whose text PostgreSQL's JSON types refuse).
-
-const tables = [
-  "policy_versions",
-  "case_policies",
-  "cached_prefixes",
-  "response_histories",
-  "calls",
-  "sessions",
-  "secrets",
-  "jobs",
-  "evidence",
-  "source_indexes",
-];
 
 if (postgresUrl === "") {
   describe.skip("postgresStore (no PostgreSQL server: see the notice above)", () => {
@@ -36,7 +23,7 @@ if (postgresUrl === "") {
     const store = await testPostgresStore(database);
     const client = new pg.Client({ connectionString: database });
     await client.connect();
-    await client.query(`TRUNCATE ${tables.join(", ")} RESTART IDENTITY`);
+    await client.query(`TRUNCATE ${storeTables.join(", ")} RESTART IDENTITY`);
     await client.end();
     return store;
   });

@@ -81,6 +81,20 @@ export function callRecord(ref: string, caseId: string | undefined, overrides: P
 }
 
 /** Runs the Store contract against the stores `createStore` makes, one fresh store per test. */
+/** The tables of the store's schema, for tests that empty or drop them between stores. */
+export const storeTables = [
+  "policy_versions",
+  "case_policies",
+  "cached_prefixes",
+  "response_histories",
+  "calls",
+  "sessions",
+  "secrets",
+  "jobs",
+  "evidence",
+  "source_indexes",
+];
+
 export function describeStore(name: string, createStore: () => Store | Promise<Store>): void {
   describe(name, () => {
     let store: Store;

@@ -2,21 +2,9 @@ import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
 import { d1Store } from "../../src/runtime/workers/d1-store.js";
 import { migrations } from "../../src/runtime/workers/generated/assets.js";
-import { describeStore } from "../store/store-contract.js";
+import { describeStore, storeTables } from "../store/store-contract.js";
 
-const tables = [
-  "policy_versions",
-  "case_policies",
-  "cached_prefixes",
-  "response_histories",
-  "calls",
-  "sessions",
-  "secrets",
-  "jobs",
-  "evidence",
-  "source_indexes",
-  "d1_migrations",
-];
+const tables = [...storeTables, "d1_migrations"];
 
 async function dropTables(): Promise<void> {
   await env.DB.batch(tables.map((table) => env.DB.prepare(`DROP TABLE IF EXISTS ${table}`)));
