@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { selfTest } from "./admin/self-test.js";
 import { adminRefusal, adminRoutes } from "./admin-routes.js";
 import type { Deps } from "./deps.js";
@@ -20,6 +20,8 @@ type Env = { Variables: { ref: string } };
 export interface AppOptions {
   /** Whether the runtime is shutting down: `/readyz` then answers 503 so that balancers send no more calls. */
   draining?: () => boolean;
+  /** false when `/metrics` is served on a port of its own (`metricsApp`), not beside the calls. */
+  metricsRoute?: boolean;
 }
 
 /** How long the deep readiness check waits for each provider's job. */
@@ -58,6 +60,8 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
     const report = await selfTest(deps, async (request) => app.fetch(request), { timeoutMs: selfTestTimeoutMs });
     return c.json({ status: report.pass ? "ready" : "failing", ...report }, report.pass ? 200 : 503, headers);
   });
+
+  if (options.metricsRoute !== false) app.get("/metrics", metricsHandler(deps));
 
   app.get("/promptgate/policies", (c) =>
     c.json({ policies: deps.policies.list().map((version) => describePolicy(deps, version)) }, 200, {
@@ -103,4 +107,34 @@ function routeToSurface(deps: Deps, surface: Surface, request: Request, ref: str
 function describePolicy(deps: Deps, version: PolicyVersion) {
   const current = deps.policies.resolve(version.policy.name) === version;
   return { ref: version.ref, sha256: version.sha256, name: version.policy.name, current, policy: version.policy };
+}
+
+/**
+ * `GET /metrics`: the runtime's Prometheus metrics, behind the admin key unless the operator made them public; where
+ * the runtime keeps none (Workers), no such route.
+ */
+function metricsHandler(deps: Deps) {
+  return async (c: Context<Env>) => {
+    const metrics = deps.metrics;
+    if (metrics === undefined) {
+      return renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), c.var.ref);
+    }
+    if (!metrics.public) {
+      const refused = await adminRefusal(deps, c.req.raw, c.var.ref);
+      if (refused !== undefined) return refused;
+    }
+    const { contentType, body } = await metrics.render();
+    return c.body(body, 200, { "content-type": contentType, "x-promptgate-ref": c.var.ref });
+  };
+}
+
+/** `/metrics` alone, for a port of its own (`PROMPTGATE_METRICS_PORT`). */
+export function metricsApp(deps: Deps): Hono<Env> {
+  const app = new Hono<Env>();
+  app.use(async (c, next) => {
+    c.set("ref", deps.newRef());
+    await next();
+  });
+  app.get("/metrics", metricsHandler(deps));
+  return app;
 }

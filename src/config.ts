@@ -41,6 +41,10 @@ export interface Config {
   logFormat: LogFormat | undefined;
   /** How the Node server guards its connections and shuts down; Workers have no server of their own and ignore it. */
   server: ServerConfig;
+  /** Whether `GET /metrics` answers without the admin key (`PROMPTGATE_METRICS_PUBLIC=true`). */
+  metricsPublic: boolean;
+  /** A port of its own for `GET /metrics` (`PROMPTGATE_METRICS_PORT`); undefined: the gateway's port. */
+  metricsPort: number | undefined;
   /** Node processes serving one port (`PROMPTGATE_WORKERS`): a number, or `auto` for one per core; Workers ignore it. */
   workers: number | "auto";
 }
@@ -102,6 +106,10 @@ export function readConfig(environment: Environment): Config {
     logLevel: readLogLevel(environment.PROMPTGATE_LOG),
     logFormat: readLogFormat(environment.PROMPTGATE_LOG_FORMAT),
     server: readServerConfig(environment),
+    metricsPublic: readFlag(environment, "PROMPTGATE_METRICS_PUBLIC"),
+    metricsPort: environment.PROMPTGATE_METRICS_PORT
+      ? readInteger(environment, "PROMPTGATE_METRICS_PORT", 0, 0, 65535, "the gateway's port")
+      : undefined,
     workers:
       environment.PROMPTGATE_WORKERS === "auto"
         ? "auto"
@@ -132,6 +140,14 @@ function readServerConfig(environment: Environment): ServerConfig {
       : undefined,
     drainMs: readInteger(environment, "PROMPTGATE_DRAIN_SECONDS", 30, 0, day) * 1000,
   };
+}
+
+/** `true` or `false` (unset: false); any other value names the variable. */
+function readFlag(environment: Environment, variable: string): boolean {
+  const text = environment[variable];
+  if (text === undefined || text === "" || text === "false") return false;
+  if (text === "true") return true;
+  throw new ConfigError(`${variable}=${shown(text)} must be true or false (unset: false).`);
 }
 
 /** Comma-separated gateway keys; unset or empty means pass-through auth. */

@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
+import type { CallMetrics } from "./record/call-metrics.js";
 import type { CallRecord } from "./record/call-record.js";
 import type { LogEntry } from "./record/log-entry.js";
 import type { ModelTable } from "./routing/model-table.js";
@@ -64,6 +65,8 @@ export interface Deps {
   now: () => Date;
   /** Where answer jobs run past the request that made them; absent: in this process, nothing waits for them. */
   jobs?: JobHost;
+  /** The runtime's metrics of every call (Node: Prometheus); absent: none, and no `/metrics` route. */
+  metrics?: CallMetrics;
 }
 
 /** The runtime's place for answer jobs. */

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
+import { policyNameOf } from "../policy/policy.js";
 import { callLogLine } from "../record/call-log-line.js";
 import type { CallRecord } from "../record/call-record.js";
-import { policyNameOf } from "./resolve-policy.js";
 import { logInternalError, writeLog } from "./write-log.js";
 
 /**
@@ -12,12 +12,23 @@ import { logInternalError, writeLog } from "./write-log.js";
 export async function completeCall(deps: Deps, record: CallRecord): Promise<void> {
   const kept = deps.recordCall(record);
   const counted = invalidAnswerOfCase(record) ? countInvalidAnswer(deps, record) : undefined;
-  if (deps.log !== undefined) {
-    const duration = deps.now().getTime() - Date.parse(record.time);
-    writeLog(deps, callLogLine(record, Number.isFinite(duration) ? duration : 0));
+  if (deps.log !== undefined || deps.metrics !== undefined) {
+    const elapsed = deps.now().getTime() - Date.parse(record.time);
+    const duration = Number.isFinite(elapsed) ? elapsed : 0;
+    if (deps.log !== undefined) writeLog(deps, callLogLine(record, duration));
+    observe(deps, record, duration);
   }
   await kept;
   await counted;
+}
+
+/** Adds a call to the runtime's metrics; a metric that fails is logged, and the call goes on. */
+function observe(deps: Deps, record: CallRecord, duration: number): void {
+  try {
+    deps.metrics?.observe(record, duration);
+  } catch (cause) {
+    logInternalError(deps, record.ref, cause, "record", []);
+  }
 }
 
 /** Whether a call of a case got an answer that failed its full schema (not a schema the provider refused). */

@@ -164,6 +164,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
       },
       async onEnd(complete, cancelled) {
+        if (complete) input.call.timing.endedAt = performance.now();
         if (cancelled || input.call.request.signal.aborted) record.decision = "cancelled";
         try {
           if (complete && output !== undefined && answer !== undefined) {

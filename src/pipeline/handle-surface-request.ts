@@ -17,7 +17,7 @@ import { casePolicy, checkInvalidAnswerCap, requestedPolicy } from "./resolve-po
 import { sendCall } from "./send-call.js";
 import { sendUpstream } from "./send-upstream.js";
 import { ownStoredResponse } from "./session-turn.js";
-import { callSecrets, openUpstreamCall } from "./upstream-call.js";
+import { callSecrets, openUpstreamCall, type UpstreamTiming } from "./upstream-call.js";
 import { writeLog } from "./write-log.js";
 
 /** Methods whose requests carry no body. */
@@ -68,9 +68,13 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     return nativeError(surface, authenticationRequired(), headers);
   }
   let deadline: Deadline | undefined;
+  let timing: UpstreamTiming | undefined;
   const recorder = callRecorder(deps, newRecord(deps, input, time), {
     secrets: () => callSecrets(deps.config, [surface], request, url),
-    release: () => deadline?.clear(),
+    release: () => {
+      deadline?.clear();
+      if (timing !== undefined) noteTiming(recorder.record, timing);
+    },
   });
   const { record } = recorder;
   let settleLater = false;
@@ -103,6 +107,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline });
+    timing = call.timing;
     if (endpoint.kind === "proxy") {
       if (endpoint.responseIdOf !== undefined) {
         const id = endpoint.responseIdOf(path);
@@ -156,6 +161,17 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     // The answer goes out once its record is kept (a stream's record is kept when the stream ends).
     if (!settleLater) await recorder.settle();
   }
+}
+
+/** The provider request's times on the record, in whole milliseconds, once its answer's head arrived. */
+function noteTiming(record: CallRecord, timing: UpstreamTiming): void {
+  const { startedAt, firstByteAt, endedAt } = timing;
+  if (startedAt === undefined || firstByteAt === undefined) return;
+  const ms = (at: number) => Math.round((at - startedAt) * 10) / 10;
+  record.upstream_timing = {
+    first_byte_ms: ms(firstByteAt),
+    ...(endedAt === undefined ? {} : { total_ms: ms(endedAt) }),
+  };
 }
 
 /** A call's record as it starts: what the request names, before any step has run. */

@@ -68,9 +68,3 @@ export function checkInvalidAnswerCap(policy: PolicyVersion, invalidAnswers: num
       "(DELETE /promptgate/admin/cases/{case}/invalid-answers). Nothing was sent.",
   );
 }
-
-/** The policy name of a record's `name@12hex` ref (a name holds no `@`). */
-export function policyNameOf(ref: string): string {
-  const at = ref.indexOf("@");
-  return at === -1 ? ref : ref.slice(0, at);
-}

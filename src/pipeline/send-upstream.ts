@@ -20,8 +20,13 @@ export async function sendUpstream(
   let response: UpstreamResponse;
   const request = await upstreamRequest(call, path, body, method);
   const startedAt = deps.now().getTime();
+  const { timing } = call;
+  timing.startedAt = performance.now();
+  timing.firstByteAt = undefined;
+  timing.endedAt = undefined;
   try {
     response = await deps.transport(request);
+    timing.firstByteAt = performance.now();
   } catch (cause) {
     const passed = call.deadline.passed();
     debugUpstream(deps, call.ref, request, { reason: passed ? "deadline" : failureReason(cause) }, startedAt);
@@ -33,7 +38,9 @@ export async function sendUpstream(
     headers: response.headers,
     bytes: async () => {
       try {
-        return await response.bytes();
+        const bytes = await response.bytes();
+        timing.endedAt = performance.now();
+        return bytes;
       } catch (cause) {
         throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
       }

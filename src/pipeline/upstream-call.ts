@@ -25,6 +25,15 @@ export interface UpstreamCall {
   deadline: Deadline;
   /** What never reaches a record: the configured provider, gateway and admin keys, and the client's credentials. */
   secrets: readonly string[];
+  /** When its (last) provider request went out, its answer's head arrived and its body ended (`performance.now()`). */
+  timing: UpstreamTiming;
+}
+
+/** The times of a provider request, in milliseconds of `performance.now()`; each set once it happened. */
+export interface UpstreamTiming {
+  startedAt?: number;
+  firstByteAt?: number;
+  endedAt?: number;
 }
 
 /** What a call to the provider starts from. */
@@ -45,6 +54,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
     translated: false,
     upstream: upstreamOf(deps.config, start.surface.name),
     secrets: callSecrets(deps.config, [start.surface], start.request, start.url),
+    timing: {},
   };
 }
 

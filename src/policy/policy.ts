@@ -166,6 +166,12 @@ export interface RepairRule {
   require_key: string;
 }
 
+/** The policy name of a `name@12hex` ref, as records and headers hold it (a name holds no `@`). */
+export function policyNameOf(ref: string): string {
+  const at = ref.indexOf("@");
+  return at === -1 ? ref : ref.slice(0, at);
+}
+
 /** One version of a policy: the policy and its content identity. */
 export interface PolicyVersion {
   policy: Policy;

@@ -68,6 +68,11 @@ export interface CallRecord {
    * id, or the answer cited it before: where each stood and its id (at most 100; a long id cut), never other text.
    */
   citations_removed?: RemovedCitation[];
+  /**
+   * The provider request the client's answer came from: milliseconds until its answer's head arrived, and until its
+   * body ended (absent when it did not end, e.g. a client that went away).
+   */
+  upstream_timing?: { first_byte_ms: number; total_ms?: number };
   /** The error code the client received, if any. */
   error: string | undefined;
   /**

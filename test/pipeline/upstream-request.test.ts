@@ -25,6 +25,7 @@ function callOf(surface: Surface, path: string, credential: UpstreamCredential):
     credential,
     deadline: startDeadline(60),
     secrets: [gatewayKey, serverKey],
+    timing: {},
   };
 }
 

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import { join } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import type { DestinationStream } from "pino";
-import { createApp } from "../../app.js";
+import { createApp, metricsApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
@@ -29,6 +29,7 @@ import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
 import { policySchemaPath } from "./package-paths.js";
 import { type PendingWork, pendingWork } from "./pending-work.js";
 import { nodePolicyReload } from "./policy-reload.js";
+import { prometheusMetrics } from "./prometheus-metrics.js";
 import { workerSchemaCompiler } from "./schema-compiler.js";
 import { serverDrain } from "./server-drain.js";
 import { defaultMaxConnections, openFileLimit, serverOptions } from "./server-limits.js";
@@ -134,7 +135,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     keep: (registry) => syncPolicyVersions(store, registry),
     logDestination: options.logDestination,
   });
-  return {
+  const deps: NodeDeps = {
     config,
     policies: held,
     reloadPolicies,
@@ -149,6 +150,16 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     // A shutdown waits for every job's end: it aborts the running ones first (see `shutdown`).
     jobs: { local: new Map(), keep: (task) => void work.track(task) },
   };
+  // The model table's names label the model metrics; a deploy that replaces the table is followed.
+  deps.metrics = prometheusMetrics({ models: () => deps.models, public: config.metricsPublic });
+  return deps;
+}
+
+/** `GET /metrics` on a port of its own (`PROMPTGATE_METRICS_PORT`), e.g. one that only the scraper can reach. */
+async function serveMetrics(deps: Deps, port: number): Promise<Server> {
+  const server = createAdaptorServer({ hostname: deps.config.host, fetch: metricsApp(deps).fetch }) as Server;
+  await listen(server, deps.config.host, port);
+  return server;
 }
 
 /** How often a node sweeps expired rows out of the store. */
@@ -203,7 +214,7 @@ export async function startNodeGateway(
   const work = pendingWork();
   const deps = await nodeDeps(environment, options, work);
   const { config } = deps;
-  const app = createApp(deps, { draining: () => drain.draining });
+  const app = createApp(deps, { draining: () => drain.draining, metricsRoute: config.metricsPort === undefined });
   // An http.Server: no http2 or https `createServer` is passed.
   const server = createAdaptorServer({
     hostname: config.host,
@@ -223,6 +234,7 @@ export async function startNodeGateway(
     throw error;
   }
   warnAboutConnections(server, server.maxConnections, options.warn ?? ((line) => process.stderr.write(`${line}\n`)));
+  const metricsServer = config.metricsPort === undefined ? undefined : await serveMetrics(deps, config.metricsPort);
   const sweeps = scheduleSweeps(deps, work);
 
   let stopped: Promise<Shutdown> | undefined;
@@ -232,6 +244,7 @@ export async function startNodeGateway(
       const started = Date.now();
       const { requests, cutOff } = await drained;
       clearInterval(sweeps);
+      metricsServer?.close();
       // A running answer job ends as failed, never left running for the next process to find.
       if (deps.jobs !== undefined) stopJobs(deps.jobs);
       await work.settled();

@@ -58,6 +58,8 @@ ${providerLines()}
                                  how long an idle connection is kept open between requests (default 5)
   PROMPTGATE_MAX_CONNECTIONS     cap on open client connections (default: (open-file limit - 64) / 2)
   PROMPTGATE_DRAIN_SECONDS       on SIGTERM/SIGINT, how long calls in flight may finish (default 30)
+  PROMPTGATE_METRICS_PUBLIC      true: GET /metrics answers without the admin key (default false)
+  PROMPTGATE_METRICS_PORT        serve GET /metrics on this port only (default: the gateway's port)
   PROMPTGATE_WORKERS             gateway processes sharing the port, or "auto" for one per core (default 1);
                                  more than one needs a SQLite file or PostgreSQL, not memory
 With no upstream and no key for a provider, its calls go to the built-in simulated provider.

@@ -1,0 +1,31 @@
+import { policyNameOf } from "../policy/policy.js";
+import type { CallRecord } from "./call-record.js";
+
+/**
+ * What a runtime measures of every call, from its record once it is kept (Node: Prometheus metrics). Absent where a
+ * runtime has none (Workers). `observe` must not throw: a metric never costs a call its answer.
+ */
+export interface CallMetrics {
+  observe(record: CallRecord, durationMs: number): void;
+  /** The metrics in the Prometheus text format. */
+  render(): Promise<{ contentType: string; body: string }>;
+  /** Whether `/metrics` answers without the admin key (`PROMPTGATE_METRICS_PUBLIC=true`). */
+  public: boolean;
+}
+
+/** How a call's validation came out, for a metric: an answer that passed only once repaired is `repaired`. */
+export function validationOutcome(record: CallRecord): "valid" | "invalid" | "repaired" | undefined {
+  if (record.validation === null) return undefined;
+  if (!record.validation.valid) return "invalid";
+  return record.repair === undefined ? "valid" : "repaired";
+}
+
+/** The check that refused a call for its size: the provider check when it ran, else the preflight. */
+export function refusingCheck(record: CallRecord): "preflight" | "provider" {
+  return record.provider_check === undefined ? "preflight" : "provider";
+}
+
+/** A record's policy name without its version, or `none` before one was resolved. */
+export function policyLabel(record: CallRecord): string {
+  return record.policy === undefined ? "none" : policyNameOf(record.policy);
+}

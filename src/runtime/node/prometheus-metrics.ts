@@ -1,0 +1,158 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { type CallMetrics, policyLabel, refusingCheck, validationOutcome } from "../../record/call-metrics.js";
+import type { CallRecord } from "../../record/call-record.js";
+import type { ModelTable } from "../../routing/model-table.js";
+import type { PromptSize } from "../../window/prompt-size.js";
+
+/** Sizes in code points, from a short call to a whole case interpretation. */
+const charBuckets = [1_000, 2_500, 5_000, 10_000, 15_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
+
+/** A check's fill of its window: conservative total over limit, finest where a call nears the limit. */
+const fillBuckets = [0.25, 0.5, 0.8, 0.9, 1, 1.25, 2];
+
+/** Seconds a call takes, from a refusal before any provider call to a long answer. */
+const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 960];
+
+/**
+ * The gateway's Prometheus metrics (prom-client), made from each call's record. Every label is bounded: a surface,
+ * a provider (`simulated` or a configured origin), a policy name, a decision, an error code, a check, a validation
+ * outcome, and a model only when the model table names it (any other is `other`); never a case, a ref or a key.
+ */
+export function prometheusMetrics(options: { models: () => ModelTable; public: boolean }): CallMetrics & {
+  registry: Registry;
+} {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const calls = new Counter({
+    name: "promptgate_calls_total",
+    help: "Calls by surface, provider, policy, decision and the error code the client got (none: no error).",
+    labelNames: ["surface", "provider", "policy", "decision", "code"],
+    registers: [registry],
+  });
+  const rejections = new Counter({
+    name: "promptgate_rejections_total",
+    help: "Calls refused before any provider call, by the check that refused them and the code.",
+    labelNames: ["policy", "check", "code"],
+    registers: [registry],
+  });
+  const totals = new Histogram({
+    name: "promptgate_prompt_total_chars",
+    help: "Each check's total_chars of a measured call (code points).",
+    labelNames: ["policy", "check"],
+    buckets: charBuckets,
+    registers: [registry],
+  });
+  const fill = new Histogram({
+    name: "promptgate_window_fill_ratio",
+    help: "Each check's conservative_total_chars over the policy's limit_chars: how full the window ran.",
+    labelNames: ["policy", "check"],
+    buckets: fillBuckets,
+    registers: [registry],
+  });
+  const prefixes = new Histogram({
+    name: "promptgate_cache_prefix_chars",
+    help: "The provider check's cache_prefix_chars of calls that carry a cached prefix (code points).",
+    labelNames: ["policy"],
+    buckets: charBuckets,
+    registers: [registry],
+  });
+  const schemas = new Histogram({
+    name: "promptgate_schema_chars",
+    help: "The preflight's schema_chars of calls with a response schema (code points).",
+    labelNames: ["policy"],
+    buckets: charBuckets,
+    registers: [registry],
+  });
+  const validations = new Counter({
+    name: "promptgate_validations_total",
+    help: "Structured answers by validation outcome: valid, invalid, or repaired (valid once a policy's rule applied).",
+    labelNames: ["policy", "outcome"],
+    registers: [registry],
+  });
+  const durations = new Histogram({
+    name: "promptgate_call_duration_seconds",
+    help: "Seconds from a call's arrival until its record was kept (a stream's: until its end).",
+    labelNames: ["surface", "decision"],
+    buckets: durationBuckets,
+    registers: [registry],
+  });
+  const firstBytes = new Histogram({
+    name: "promptgate_upstream_first_byte_seconds",
+    help: "Seconds from a provider request until its answer's head arrived, by provider and model.",
+    labelNames: ["provider", "model"],
+    buckets: durationBuckets,
+    registers: [registry],
+  });
+  const added = new Histogram({
+    name: "promptgate_added_seconds",
+    help: "The gateway's own time per call sent to a provider: its duration less the provider's, by surface.",
+    labelNames: ["surface"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  const operations = new Histogram({
+    name: "gen_ai_client_operation_duration_seconds",
+    help: "OpenTelemetry GenAI (in development): seconds of each provider request, until its answer ended, by model.",
+    labelNames: ["gen_ai_operation_name", "gen_ai_request_model", "promptgate_provider"],
+    buckets: durationBuckets,
+    registers: [registry],
+  });
+
+  const modelLabel = (model: string | undefined): string => {
+    if (model === undefined) return "none";
+    return options
+      .models()
+      .listed()
+      .some((entry) => entry.name === model)
+      ? model
+      : "other";
+  };
+  const observeSize = (policy: string, size: PromptSize | undefined) => {
+    if (size === undefined) return;
+    totals.observe({ policy, check: size.check }, size.total_chars);
+    if (size.limit_chars > 0)
+      fill.observe({ policy, check: size.check }, size.conservative_total_chars / size.limit_chars);
+  };
+
+  return {
+    registry,
+    public: options.public,
+    observe(record: CallRecord, durationMs: number) {
+      const policy = policyLabel(record);
+      const code = record.error ?? "none";
+      calls.inc({ surface: record.surface, provider: record.provider, policy, decision: record.decision, code });
+      if (record.decision === "rejected") rejections.inc({ policy, check: refusingCheck(record), code });
+      observeSize(policy, record.preflight);
+      observeSize(policy, record.provider_check);
+      const prefix = record.provider_check?.cache_prefix_chars ?? 0;
+      if (prefix > 0) prefixes.observe({ policy }, prefix);
+      const schema = record.preflight?.schema_chars ?? 0;
+      if (schema > 0) schemas.observe({ policy }, schema);
+      const outcome = validationOutcome(record);
+      if (outcome !== undefined) validations.inc({ policy, outcome });
+      durations.observe({ surface: record.surface, decision: record.decision }, durationMs / 1000);
+      const timing = record.upstream_timing;
+      if (timing === undefined) return;
+      const model = modelLabel(record.model);
+      firstBytes.observe({ provider: record.provider, model }, timing.first_byte_ms / 1000);
+      if (timing.total_ms === undefined) return;
+      added.observe({ surface: record.surface }, Math.max(0, durationMs - timing.total_ms) / 1000);
+      const operation = {
+        gen_ai_operation_name: operationOf(record.route),
+        gen_ai_request_model: model,
+        promptgate_provider: record.provider,
+      };
+      operations.observe(operation, timing.total_ms / 1000);
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** The GenAI operation a route performs: `chat` for a conversation, `generate_content` for Gemini, else the route's. */
+function operationOf(route: string): string {
+  if (route.endsWith(":generateContent") || route.endsWith(":streamGenerateContent")) return "generate_content";
+  if (route === "/chat/completions" || route === "/v1/messages" || route === "/responses") return "chat";
+  return "other";
+}
