@@ -3,8 +3,9 @@ import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } fro
 import { GatewayError } from "../errors/gateway-error.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
+import type { CallRecord } from "../record/call-record.js";
 import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
-import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
+import type { MeasuredEndpoint, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
@@ -73,6 +74,7 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   const body = jsonObjectOf(bytes);
   if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
+  noteUsage(input.recorder.record, output?.usage(body));
   if (output !== undefined && (validating || input.citations !== undefined)) {
     sent = checkWholeAnswer(input, output, bytes, body, validating);
   }
@@ -128,6 +130,16 @@ function checkWholeAnswer(
   return changed ? JSON.stringify(checked.body) : bytes;
 }
 
+/** The provider's token counts on the record; a stream's later events (its totals) replace earlier ones. */
+function noteUsage(record: CallRecord, usage: TokenUsage | undefined): void {
+  if (usage === undefined) return;
+  record.usage = {
+    ...record.usage,
+    ...(usage.input === undefined ? {} : { input_tokens: usage.input }),
+    ...(usage.output === undefined ? {} : { output_tokens: usage.output }),
+  };
+}
+
 /** At most this many removed citations are kept in a call record. */
 const maxRecordedCitations = 100;
 
@@ -159,6 +171,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
     {
       endsStream: (data) => input.call.surface.endsStream?.(data) ?? false,
       onEvent(event) {
+        noteUsage(record, endpoint.structuredOutput?.usage(event));
         const text = output?.streamedText(event);
         if (text !== undefined) answer = (answer ?? "") + text;
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;

@@ -73,6 +73,8 @@ export interface CallRecord {
    * body ended (absent when it did not end, e.g. a client that went away).
    */
   upstream_timing?: { first_byte_ms: number; total_ms?: number };
+  /** The tokens the provider counted for the answer the client got, where it said (its usage members). */
+  usage?: { input_tokens?: number; output_tokens?: number };
   /** The error code the client received, if any. */
   error: string | undefined;
   /**

@@ -36,6 +36,28 @@ export interface StructuredOutput {
    * provider's own word (`length`, `MAX_TOKENS`, `SAFETY`, `max_tokens` …); undefined when it ended as it should.
    */
   stopReason(response: JsonObject, index: number): string | undefined;
+  /**
+   * The tokens the provider says the call used, from a whole response body or from one streamed event (which may
+   * carry only one of the two); undefined where it says nothing.
+   */
+  usage(body: JsonObject): TokenUsage | undefined;
+}
+
+/** Tokens a provider counted for a call: its input (prompt) and its output (answer), each where it said. */
+export interface TokenUsage {
+  input?: number;
+  output?: number;
+}
+
+/** A usage from two counts, where either is a whole number; undefined when neither is. */
+export function tokenUsage(input: unknown, output: unknown): TokenUsage | undefined {
+  const count = (value: unknown) => (Number.isInteger(value) && (value as number) >= 0 ? (value as number) : undefined);
+  const usage: TokenUsage = {};
+  const inputTokens = count(input);
+  const outputTokens = count(output);
+  if (inputTokens !== undefined) usage.input = inputTokens;
+  if (outputTokens !== undefined) usage.output = outputTokens;
+  return inputTokens === undefined && outputTokens === undefined ? undefined : usage;
 }
 
 /**

@@ -30,6 +30,7 @@ function upstreamAnswers(content: string): void {
         created: 1,
         model: "gpt-test",
         choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
       }),
     );
   });
@@ -157,6 +158,14 @@ describe("GET /metrics", () => {
       promptgate_provider: harness.upstream.origin,
     };
     expect(sample(text, "gen_ai_client_operation_duration_seconds_count", operation)).toBe(4);
+    for (const [type, perCall] of [
+      ["input", 12],
+      ["output", 5],
+    ] as const) {
+      const tokens = { ...operation, gen_ai_token_type: type };
+      expect(sample(text, "gen_ai_client_token_usage_count", tokens)).toBe(4);
+      expect(sample(text, "gen_ai_client_token_usage_sum", tokens)).toBe(4 * perCall);
+    }
     const upstream = { provider: harness.upstream.origin, model: "other" };
     expect(sample(text, "promptgate_upstream_first_byte_seconds_count", upstream)).toBe(4);
     expect(sample(text, "promptgate_added_seconds_count", { surface: "openai" })).toBe(4);
@@ -184,6 +193,7 @@ describe("the provider's time on the record", () => {
     const timing = record.upstream_timing as { first_byte_ms: number; total_ms: number };
     expect(timing.first_byte_ms).toBeGreaterThan(0);
     expect(timing.total_ms).toBeGreaterThanOrEqual(timing.first_byte_ms);
+    expect(record.usage).toEqual({ input_tokens: 12, output_tokens: 5 });
   });
 });
 

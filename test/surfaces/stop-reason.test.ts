@@ -59,3 +59,48 @@ describe("stopReason", () => {
     }
   });
 });
+
+describe("usage", () => {
+  it("reads each surface's token counts, whole and from the stream events that carry them", () => {
+    expect(chatStructuredOutput.usage({ usage: { prompt_tokens: 10, completion_tokens: 3 } })).toEqual({
+      input: 10,
+      output: 3,
+    });
+    expect(responsesStructuredOutput.usage({ usage: { input_tokens: 7, output_tokens: 2 } })).toEqual({
+      input: 7,
+      output: 2,
+    });
+    expect(
+      responsesStructuredOutput.usage({
+        type: "response.completed",
+        response: { usage: { input_tokens: 7, output_tokens: 4 } },
+      }),
+    ).toEqual({ input: 7, output: 4 });
+    expect(geminiStructuredOutput.usage({ usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 1 } })).toEqual({
+      input: 9,
+      output: 1,
+    });
+    expect(messagesStructuredOutput.usage({ usage: { input_tokens: 5, output_tokens: 8 } })).toEqual({
+      input: 5,
+      output: 8,
+    });
+    expect(
+      messagesStructuredOutput.usage({
+        type: "message_start",
+        message: { usage: { input_tokens: 5, output_tokens: 1 } },
+      }),
+    ).toEqual({ input: 5, output: 1 });
+    expect(messagesStructuredOutput.usage({ type: "message_delta", usage: { output_tokens: 40 } })).toEqual({
+      output: 40,
+    });
+    for (const output of [
+      chatStructuredOutput,
+      responsesStructuredOutput,
+      geminiStructuredOutput,
+      messagesStructuredOutput,
+    ]) {
+      expect(output.usage({})).toBeUndefined();
+      expect(output.usage({ usage: { prompt_tokens: -1, input_tokens: "many" } })).toBeUndefined();
+    }
+  });
+});

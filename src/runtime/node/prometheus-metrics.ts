@@ -98,6 +98,14 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     registers: [registry],
   });
 
+  const tokens = new Histogram({
+    name: "gen_ai_client_token_usage",
+    help: "OpenTelemetry GenAI (in development): tokens per call as the provider counted them, by token type.",
+    labelNames: ["gen_ai_operation_name", "gen_ai_request_model", "gen_ai_token_type", "promptgate_provider"],
+    buckets: [16, 64, 256, 1_024, 4_096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304],
+    registers: [registry],
+  });
+
   const modelLabel = (model: string | undefined): string => {
     if (model === undefined) return "none";
     return options
@@ -143,6 +151,12 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
         promptgate_provider: record.provider,
       };
       operations.observe(operation, timing.total_ms / 1000);
+      const usage = record.usage;
+      if (usage?.input_tokens !== undefined)
+        tokens.observe({ ...operation, gen_ai_token_type: "input" }, usage.input_tokens);
+      if (usage?.output_tokens !== undefined) {
+        tokens.observe({ ...operation, gen_ai_token_type: "output" }, usage.output_tokens);
+      }
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -1,5 +1,5 @@
 import { errorMessageOf } from "../error-message.js";
-import type { StructuredOutput } from "../surface.js";
+import { type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
@@ -16,6 +16,12 @@ export const messagesStructuredOutput: StructuredOutput = {
     const config = isObject(body.output_config) ? body.output_config : {};
     const format = { type: "json_schema", schema: fullSchema };
     return { body: { ...body, output_config: { ...config, format } }, omitted: [] };
+  },
+  usage(body) {
+    // A whole message, a stream's message_start (which carries the message) or its message_delta (the output).
+    const message = isObject(body.message) ? body.message : body;
+    const usage = isObject(message.usage) ? message.usage : undefined;
+    return usage === undefined ? undefined : tokenUsage(usage.input_tokens, usage.output_tokens);
   },
   stopReason(response) {
     const reason = response.stop_reason;

@@ -1,5 +1,5 @@
 import { errorMessageOf } from "../error-message.js";
-import type { StructuredOutput } from "../surface.js";
+import { type StructuredOutput, tokenUsage } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
 function messageOf(choice: unknown): JsonObject | undefined {
@@ -16,6 +16,10 @@ export const chatStructuredOutput: StructuredOutput = {
       json_schema: { name: "promptgate_schema", schema: fullSchema, strict: false },
     };
     return { body: { ...body, response_format: format }, omitted: [] };
+  },
+  usage(body) {
+    const usage = isObject(body.usage) ? body.usage : undefined;
+    return usage === undefined ? undefined : tokenUsage(usage.prompt_tokens, usage.completion_tokens);
   },
   stopReason(response, index) {
     const choice = Array.isArray(response.choices) ? response.choices[index] : undefined;

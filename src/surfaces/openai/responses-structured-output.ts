@@ -1,5 +1,5 @@
 import { errorMessageOf } from "../error-message.js";
-import type { StructuredOutput } from "../surface.js";
+import { type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
@@ -22,6 +22,12 @@ export const responsesStructuredOutput: StructuredOutput = {
     const text = isObject(body.text) ? body.text : {};
     const format = { type: "json_schema", name: "promptgate_schema", schema: fullSchema, strict: false };
     return { body: { ...body, text: { ...text, format } }, omitted: [] };
+  },
+  usage(body) {
+    // A whole response, or a stream's final event, which carries the response.
+    const response = isObject(body.response) ? body.response : body;
+    const usage = isObject(response.usage) ? response.usage : undefined;
+    return usage === undefined ? undefined : tokenUsage(usage.input_tokens, usage.output_tokens);
   },
   stopReason(response) {
     if (response.status !== "incomplete") return undefined;
