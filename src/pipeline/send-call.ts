@@ -233,7 +233,10 @@ async function prepareAttempt(
     await compileCallSchema(endpoint, parsed, policy, schema);
     const prepared = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, measurements, route.target);
     record.projection_omitted = prepared.omitted;
-    admitListedSchema(prepared.fullSchema, policy, deps.schemas);
+    const listed = admitListedSchema(prepared.fullSchema, policy, deps.schemas);
+    // The schema's name, where the gateway knows it: the one the header named, or the listed one it is.
+    const named = input.request.headers.get("x-promptgate-schema") ?? listed;
+    if (prepared.fullSchema !== undefined && named !== undefined) record.schema = named;
     const turn = measured.turn;
     if (turn !== undefined && (turn.session !== undefined || turn.route.stores(parsed.body))) {
       checkSessionCaps(turn, measurements.provider ?? (measurements.preflight as PromptSize), policy);

@@ -49,6 +49,11 @@ export interface CallRecord {
   validation: Validation | null;
   /** A repair that applied: its rule and the answer as the provider gave it. */
   repair: { rule: string; original: string } | undefined;
+  /**
+   * The name of the call's response schema where the gateway knows it: the named schema of `x-promptgate-schema`,
+   * or the one of its policy's `validation.schemas` the schema is.
+   */
+  schema?: string;
   /** What the schema projection left out, by path. */
   projection_omitted: string[];
   /** The provider's own model id, where the model table routes the call to one other than the name it asked for. */

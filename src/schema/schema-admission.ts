@@ -58,13 +58,19 @@ function canonicalOf(schemas: ReadonlyMap<string, unknown>, name: string): strin
 /**
  * Checks a call's full response schema against the policy's list of accepted named schemas
  * (`[validation] schemas`), by content: a call whose schema is none of them is 400 INVALID_REQUEST before
- * anything is sent. A call without a schema, or under a policy without a list, passes.
+ * anything is sent. A call without a schema, or under a policy without a list, passes. Returns the listed name the
+ * schema is, where there is a list.
  */
-export function admitListedSchema(schema: unknown, policy: PolicyVersion, schemas: ReadonlyMap<string, unknown>): void {
+export function admitListedSchema(
+  schema: unknown,
+  policy: PolicyVersion,
+  schemas: ReadonlyMap<string, unknown>,
+): string | undefined {
   const listed = policy.policy.validation.schemas;
-  if (listed === undefined || schema === undefined) return;
+  if (listed === undefined || schema === undefined) return undefined;
   const text = canonicalJson(schema);
-  if (listed.some((name) => canonicalOf(schemas, name) === text)) return;
+  const match = listed.find((name) => canonicalOf(schemas, name) === text);
+  if (match !== undefined) return match;
   const missing = listed.filter((name) => !schemas.has(name));
   throw new GatewayError(
     "INVALID_REQUEST",

@@ -148,8 +148,9 @@ describe("GET /metrics", () => {
   it("counts validation outcomes, and times calls and provider operations", async () => {
     const { text } = await metricsText();
     const policy = "investigation.bounded";
-    expect(sample(text, "promptgate_validations_total", { policy, outcome: "valid" })).toBe(1);
-    expect(sample(text, "promptgate_validations_total", { policy, outcome: "invalid" })).toBe(1);
+    // The schema was sent natively; no header named it and the policy lists none: the client's own.
+    expect(sample(text, "promptgate_validations_total", { policy, schema: "client", outcome: "valid" })).toBe(1);
+    expect(sample(text, "promptgate_validations_total", { policy, schema: "client", outcome: "invalid" })).toBe(1);
     expect(sample(text, "promptgate_call_duration_seconds_count", { surface: "openai", decision: "sent" })).toBe(4);
     // A model the table does not name is `other`: a client cannot mint label values.
     const operation = {
@@ -194,6 +195,32 @@ describe("the provider's time on the record", () => {
     expect(timing.first_byte_ms).toBeGreaterThan(0);
     expect(timing.total_ms).toBeGreaterThanOrEqual(timing.first_byte_ms);
     expect(record.usage).toEqual({ input_tokens: 12, output_tokens: 5 });
+  });
+});
+
+describe("a named schema", () => {
+  it("labels its validations with its name, and the record keeps the name", async () => {
+    upstreamAnswers(JSON.stringify(validAnswer()));
+    const response = await fetch(`${harness.gateway.url}/policies/investigation.bounded/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: "Bearer sk-client",
+        "x-promptgate-schema": "investigation_bootstrap_v22",
+      },
+      body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "Bootstrap by name." }] }),
+    });
+    await response.arrayBuffer();
+    expect(response.status).toBe(200);
+    const record = await (
+      await fetch(`${harness.gateway.url}/promptgate/admin/calls/${response.headers.get("x-promptgate-ref")}`, {
+        headers: { authorization: `Bearer ${adminKey}` },
+      })
+    ).json();
+    expect(record.schema).toBe("investigation_bootstrap_v22");
+    const { text } = await metricsText();
+    const labels = { policy: "investigation.bounded", schema: "investigation_bootstrap_v22", outcome: "valid" };
+    expect(sample(text, "promptgate_validations_total", labels)).toBe(1);
   });
 });
 

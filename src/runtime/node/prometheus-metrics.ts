@@ -65,8 +65,8 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
   });
   const validations = new Counter({
     name: "promptgate_validations_total",
-    help: "Structured answers by validation outcome: valid, invalid, or repaired (valid once a policy's rule applied).",
-    labelNames: ["policy", "outcome"],
+    help: "Structured answers by validation outcome (valid, invalid, or repaired: valid once a policy's rule applied) and schema: a named one, or client.",
+    labelNames: ["policy", "schema", "outcome"],
     registers: [registry],
   });
   const durations = new Histogram({
@@ -137,7 +137,7 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
       const schema = record.preflight?.schema_chars ?? 0;
       if (schema > 0) schemas.observe({ policy }, schema);
       const outcome = validationOutcome(record);
-      if (outcome !== undefined) validations.inc({ policy, outcome });
+      if (outcome !== undefined) validations.inc({ policy, schema: record.schema ?? "client", outcome });
       durations.observe({ surface: record.surface, decision: record.decision }, durationMs / 1000);
       const timing = record.upstream_timing;
       if (timing === undefined) return;
