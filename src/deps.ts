@@ -3,6 +3,7 @@ import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallMetrics } from "./record/call-metrics.js";
 import type { CallRecord } from "./record/call-record.js";
+import type { CallTracing } from "./record/call-tracing.js";
 import type { LogEntry } from "./record/log-entry.js";
 import type { ModelTable } from "./routing/model-table.js";
 import type { Store } from "./store/store.js";
@@ -67,6 +68,8 @@ export interface Deps {
   jobs?: JobHost;
   /** The runtime's metrics of every call (Node: Prometheus); absent: none, and no `/metrics` route. */
   metrics?: CallMetrics;
+  /** The runtime's traces of every call (Node: OpenTelemetry with `OTEL_EXPORTER_OTLP_ENDPOINT`); absent: none. */
+  tracing?: CallTracing;
 }
 
 /** The runtime's place for answer jobs. */

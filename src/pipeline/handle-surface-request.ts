@@ -69,11 +69,13 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
   }
   let deadline: Deadline | undefined;
   let timing: UpstreamTiming | undefined;
+  const span = deps.tracing?.start(request);
   const recorder = callRecorder(deps, newRecord(deps, input, time), {
     secrets: () => callSecrets(deps.config, [surface], request, url),
     release: () => {
       deadline?.clear();
       if (timing !== undefined) noteTiming(recorder.record, timing);
+      span?.end(recorder.record);
     },
   });
   const { record } = recorder;
@@ -106,7 +108,8 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     debugPolicy(deps, ref, policy, record.case, requested);
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
-    const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline });
+    const traceparent = span?.traceparent();
+    const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline, traceparent });
     timing = call.timing;
     if (endpoint.kind === "proxy") {
       if (endpoint.responseIdOf !== undefined) {

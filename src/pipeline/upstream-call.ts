@@ -25,6 +25,8 @@ export interface UpstreamCall {
   deadline: Deadline;
   /** What never reaches a record: the configured provider, gateway and admin keys, and the client's credentials. */
   secrets: readonly string[];
+  /** The W3C `traceparent` of the call's span, which its provider requests carry; absent without tracing. */
+  traceparent?: string | undefined;
   /** When its (last) provider request went out, its answer's head arrived and its body ended (`performance.now()`). */
   timing: UpstreamTiming;
 }
@@ -38,6 +40,7 @@ export interface UpstreamTiming {
 
 /** What a call to the provider starts from. */
 export interface UpstreamCallStart {
+  traceparent?: string | undefined;
   ref: string;
   surface: Surface;
   request: Request;

@@ -26,6 +26,7 @@ export async function upstreamRequest(
   if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
   const accept = request.headers.get("accept");
   if (accept !== null) headers.accept = accept;
+  if (call.traceparent !== undefined) headers.traceparent = call.traceparent;
   const prepared = {
     url: `${upstream.baseUrl}${path}${upstreamSearch(call, ownMethod === undefined)}`,
     method,
@@ -54,6 +55,7 @@ async function translatedRequest(
   const { provider, upstream, credential } = call;
   const headers: Record<string, string> = { ...provider.translatedHeaders };
   if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
+  if (call.traceparent !== undefined) headers.traceparent = call.traceparent;
   const prepared = { url: `${upstream.baseUrl}${path}`, method, headers, body, signal: call.deadline.signal };
   const key = credential.kind === "server" ? credential.key : undefined;
   return key === undefined ? prepared : provider.authorize(prepared, key);

@@ -26,7 +26,8 @@ import { callLogger, nodeLogger } from "./call-logger.js";
 import { warnAboutConnections } from "./connection-warnings.js";
 import { listen } from "./listen.js";
 import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
-import { policySchemaPath } from "./package-paths.js";
+import { tracingFromEnvironment } from "./otel-tracing.js";
+import { packageVersion, policySchemaPath } from "./package-paths.js";
 import { type PendingWork, pendingWork } from "./pending-work.js";
 import { nodePolicyReload } from "./policy-reload.js";
 import { prometheusMetrics } from "./prometheus-metrics.js";
@@ -90,7 +91,11 @@ export function createNodeDeps(environment: Environment, options: NodeGatewayOpt
 }
 
 /** The Node dependencies: policies are read from a folder, so they can be reloaded. */
-type NodeDeps = Deps & { reloadPolicies: NonNullable<Deps["reloadPolicies"]> };
+type NodeDeps = Deps & {
+  reloadPolicies: NonNullable<Deps["reloadPolicies"]>;
+  /** Exports the spans still waiting: a shutdown waits for it after the last call ended. */
+  shutdownTracing?: () => Promise<void>;
+};
 
 /** The Node dependencies, with every call record written tracked in `work`. */
 async function nodeDeps(environment: Environment, options: NodeGatewayOptions, work: PendingWork): Promise<NodeDeps> {
@@ -152,6 +157,11 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   };
   // The model table's names label the model metrics; a deploy that replaces the table is followed.
   deps.metrics = prometheusMetrics({ models: () => deps.models, public: config.metricsPublic });
+  const tracing = tracingFromEnvironment(environment, packageVersion());
+  if (tracing !== undefined) {
+    deps.tracing = tracing;
+    deps.shutdownTracing = () => tracing.shutdown();
+  }
   return deps;
 }
 
@@ -248,6 +258,7 @@ export async function startNodeGateway(
       // A running answer job ends as failed, never left running for the next process to find.
       if (deps.jobs !== undefined) stopJobs(deps.jobs);
       await work.settled();
+      await deps.shutdownTracing?.().catch(() => undefined);
       await deps.store.close();
       return { requests, cutOff, elapsedMs: Date.now() - started };
     })();

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { type CallMetrics, policyLabel, refusingCheck, validationOutcome } from "../../record/call-metrics.js";
 import type { CallRecord } from "../../record/call-record.js";
+import { operationOf } from "../../record/call-tracing.js";
 import type { ModelTable } from "../../routing/model-table.js";
 import type { PromptSize } from "../../window/prompt-size.js";
 
@@ -162,11 +163,4 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
   };
-}
-
-/** The GenAI operation a route performs: `chat` for a conversation, `generate_content` for Gemini, else the route's. */
-function operationOf(route: string): string {
-  if (route.endsWith(":generateContent") || route.endsWith(":streamGenerateContent")) return "generate_content";
-  if (route === "/chat/completions" || route === "/v1/messages" || route === "/responses") return "chat";
-  return "other";
 }

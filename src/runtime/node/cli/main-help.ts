@@ -60,6 +60,8 @@ ${providerLines()}
   PROMPTGATE_DRAIN_SECONDS       on SIGTERM/SIGINT, how long calls in flight may finish (default 30)
   PROMPTGATE_METRICS_PUBLIC      true: GET /metrics answers without the admin key (default false)
   PROMPTGATE_METRICS_PORT        serve GET /metrics on this port only (default: the gateway's port)
+  OTEL_EXPORTER_OTLP_ENDPOINT    export each call as an OpenTelemetry span over OTLP/HTTP (unset: no traces);
+                                 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, _HEADERS, OTEL_SERVICE_NAME as usual
   PROMPTGATE_WORKERS             gateway processes sharing the port, or "auto" for one per core (default 1);
                                  more than one needs a SQLite file or PostgreSQL, not memory
 With no upstream and no key for a provider, its calls go to the built-in simulated provider.

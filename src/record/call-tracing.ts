@@ -1,0 +1,74 @@
+import { validationOutcome } from "./call-metrics.js";
+import type { CallRecord } from "./call-record.js";
+
+/**
+ * A runtime's traces of calls (Node: OpenTelemetry, when `OTEL_EXPORTER_OTLP_ENDPOINT` is set). Absent: none. A
+ * span starts when a call arrives (continuing its `traceparent`) and ends with its record; never with prompt or
+ * answer text.
+ */
+export interface CallTracing {
+  start(request: Request): CallSpan;
+}
+
+/** One call's span. */
+export interface CallSpan {
+  /** The W3C `traceparent` the provider request carries, so that the provider's own spans join the trace. */
+  traceparent(): string | undefined;
+  /** Ends the span with what the call's record says. */
+  end(record: CallRecord): void;
+}
+
+/** A span attribute's value. */
+export type SpanValue = string | number | boolean;
+
+/** The GenAI operation a route performs: `chat` for a conversation, `generate_content` for Gemini, else `other`. */
+export function operationOf(route: string): string {
+  if (route.endsWith(":generateContent") || route.endsWith(":streamGenerateContent")) return "generate_content";
+  if (route === "/chat/completions" || route === "/v1/messages" || route === "/responses") return "chat";
+  return "other";
+}
+
+/** The `gen_ai.provider.name` of a surface (the API the client called), after the GenAI conventions' names. */
+const providerNames: Record<string, string> = {
+  openai: "openai",
+  gemini: "gcp.gemini",
+  anthropic: "anthropic",
+  "openai-compatible": "openai",
+};
+
+/**
+ * A call's span name and attributes after the OpenTelemetry GenAI conventions (still in development), plus
+ * `promptgate.*` for the policy, the decision, both checks' totals and the validation outcome. Only ids, names,
+ * sizes and outcomes: never a prompt, an answer or a key.
+ */
+export function spanOf(record: CallRecord): { name: string; attributes: Record<string, SpanValue> } {
+  const operation = operationOf(record.route);
+  const attributes: Record<string, SpanValue> = {
+    "gen_ai.operation.name": operation,
+    "gen_ai.provider.name": providerNames[record.surface] ?? record.surface,
+    "promptgate.ref": record.ref,
+    "promptgate.surface": record.surface,
+    "promptgate.decision": record.decision,
+    "promptgate.provider": record.provider,
+  };
+  const set = (key: string, value: SpanValue | undefined) => {
+    if (value !== undefined) attributes[key] = value;
+  };
+  set("gen_ai.request.model", record.model);
+  set("gen_ai.response.model", record.upstream_model ?? (record.decision === "sent" ? record.model : undefined));
+  set("gen_ai.usage.input_tokens", record.usage?.input_tokens);
+  set("gen_ai.usage.output_tokens", record.usage?.output_tokens);
+  set("error.type", record.error);
+  set("http.response.status_code", record.upstream_status);
+  set("promptgate.policy", record.policy);
+  set("promptgate.preflight.total_chars", record.preflight?.total_chars);
+  set("promptgate.preflight.conservative_total_chars", record.preflight?.conservative_total_chars);
+  set("promptgate.provider_check.total_chars", record.provider_check?.total_chars);
+  set("promptgate.provider_check.conservative_total_chars", record.provider_check?.conservative_total_chars);
+  set("promptgate.limit_chars", (record.provider_check ?? record.preflight)?.limit_chars);
+  set("promptgate.validation", validationOutcome(record));
+  set("promptgate.schema", record.schema);
+  set("promptgate.call_label", record.call_label);
+  set("promptgate.case", record.case);
+  return { name: record.model === undefined ? operation : `${operation} ${record.model}`, attributes };
+}
