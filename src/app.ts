@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { selfTest } from "./admin/self-test.js";
 import { adminRefusal, adminRoutes } from "./admin-routes.js";
+import { dashboardHtml, dashboardScript } from "./dashboard/dashboard-page.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
@@ -62,6 +63,20 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   });
 
   if (options.metricsRoute !== false) app.get("/metrics", metricsHandler(deps));
+
+  // The dashboard: a static page holding no data; its script reads the records from the admin API with the admin key.
+  const dashboardHeaders = (c: Context<Env>, type: string) => ({
+    "content-type": type,
+    "content-security-policy":
+      "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-promptgate-ref": c.var.ref,
+  });
+  app.get("/promptgate/dashboard", (c) => c.body(dashboardHtml, 200, dashboardHeaders(c, "text/html; charset=utf-8")));
+  app.get("/promptgate/dashboard.js", (c) =>
+    c.body(dashboardScript, 200, dashboardHeaders(c, "text/javascript; charset=utf-8")),
+  );
 
   app.get("/promptgate/policies", (c) =>
     c.json({ policies: deps.policies.list().map((version) => describePolicy(deps, version)) }, 200, {
