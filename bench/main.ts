@@ -55,6 +55,7 @@ function startGateway(
     db?: string;
     cwd?: string;
     workers?: number;
+    env?: Record<string, string>;
   } = {},
 ) {
   const environment = {
@@ -69,6 +70,7 @@ function startGateway(
     BENCH_HEAP_FILE: extra.heapFile ?? "",
     BENCH_LOOP_FILE: extra.loopFile ?? "",
     PROMPTGATE_WORKERS: String(extra.workers ?? 1),
+    ...extra.env,
   };
   const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
   const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "src/runtime/node/main.ts"];
@@ -194,11 +196,13 @@ async function measureWorkers(upstream: string, body: Buffer, upstreamPid: numbe
   const connections = 64;
   const rates: Record<"one" | "two", number[]> = { one: [], two: [] };
   const started: Array<[keyof typeof rates, Awaited<ReturnType<typeof startGateway>>]> = [];
+  const files: string[] = [];
   for (const [name, workers] of [
     ["one", 1],
     ["two", 2],
   ] as const) {
     const file = join(tmp, `bench-workers-${workers}-${Date.now()}.db`);
+    files.push(file);
     started.push([name, await startGateway(upstream, { db: file, workers })]);
   }
   const targets = started.map(
@@ -219,10 +223,62 @@ async function measureWorkers(upstream: string, body: Buffer, upstreamPid: numbe
     }
   }
   for (const [, gateway] of started) await gateway.process.stop();
+  for (const file of files) for (const suffix of ["", "-wal", "-shm"]) await rm(`${file}${suffix}`, { force: true });
   const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
   const one = mean(rates.one);
   const two = mean(rates.two);
   return { connections, oneWorker: one, twoWorkers: two, ratio: two / one };
+}
+
+/**
+ * CPU per request at 64 connections of promptgate (memory store) without metrics (`PROMPTGATE_METRICS=false`), with
+ * them (the default), and with them and OpenTelemetry tracing (spans exported to the fake upstream, which answers
+ * every request), loaded in alternating rounds; their ratios are the cost of each.
+ */
+async function measureObservability(
+  upstream: string,
+  body: Buffer,
+  upstreamPid: number,
+): Promise<RunResults["observability"]> {
+  const connections = 64;
+  const variants = [
+    ["metricsOff", { PROMPTGATE_METRICS: "false" }],
+    ["metricsOn", {}],
+    [
+      "metricsAndTracing",
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${upstream}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: "1000" },
+    ],
+  ] as const;
+  const cpu: Record<(typeof variants)[number][0], number[]> = { metricsOff: [], metricsOn: [], metricsAndTracing: [] };
+  const started: Array<[(typeof variants)[number][0], Awaited<ReturnType<typeof startGateway>>]> = [];
+  for (const [name, env] of variants) started.push([name, await startGateway(upstream, { env })]);
+  const targets = started.map(
+    ([name, gateway]) => [name, gatewayTarget(name, gateway.port, gateway.process.pid)] as const,
+  );
+  for (const [, target] of targets) {
+    await check(target, body);
+    await runLoad(target, body, connections, { seconds: settings.warmupSeconds }, upstreamPid);
+  }
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const [name, target] of targets) {
+      const sample = await runLoad(target, body, connections, { seconds: settings.seconds }, upstreamPid);
+      if (sample.cpuMsPerRequest !== undefined) cpu[name].push(sample.cpuMsPerRequest);
+      log(
+        `round ${round} ${name} c=${connections} ${sample.requestsPerSecond.toFixed(0)} req/s CPU ${sample.cpuMsPerRequest?.toFixed(3)} ms/req`,
+      );
+    }
+  }
+  for (const [, gateway] of started) await gateway.process.stop();
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+  const off = mean(cpu.metricsOff);
+  const on = mean(cpu.metricsOn);
+  const traced = mean(cpu.metricsAndTracing);
+  return {
+    connections,
+    cpuMsPerRequest: { metricsOff: off, metricsOn: on, metricsAndTracing: traced },
+    metricsCost: on / off,
+    tracingCost: traced / on,
+  };
 }
 
 async function main(): Promise<void> {
@@ -347,6 +403,8 @@ async function main(): Promise<void> {
 
   log("one worker process against two (PROMPTGATE_WORKERS=2, SQLite)…");
   const workers = await measureWorkers(upstreamBase, body, upstream.process.pid);
+  log("the cost of metrics and tracing…");
+  const observability = await measureObservability(upstreamBase, body, upstream.process.pid);
   log("RSS over time (fresh promptgate)…");
   const rss = await measureRss(upstreamBase, body, upstream.process.pid);
   log("event loop while 10 large new schemas arrive…");
@@ -385,6 +443,7 @@ async function main(): Promise<void> {
     rss,
     eventLoop,
     workers,
+    observability,
     profile,
     micro,
   };

@@ -167,6 +167,13 @@ export interface RunResults {
   eventLoop?: EventLoopFigures;
   /** Requests per second of promptgate on SQLite with one worker process and with two, and their ratio. */
   workers?: { connections: number; oneWorker: number; twoWorkers: number; ratio: number };
+  /** CPU per request without metrics, with them, and with them and tracing; metrics' and tracing's cost as ratios. */
+  observability?: {
+    connections: number;
+    cpuMsPerRequest: { metricsOff: number; metricsOn: number; metricsAndTracing: number };
+    metricsCost: number;
+    tracingCost: number;
+  };
   profile: ProfileSummary | undefined;
   micro: MicroResult[];
 }
@@ -201,6 +208,11 @@ export function markdown(results: RunResults): string {
     ...ratios,
     "",
     ...results.skipped.map((skip) => `Skipped ${skip.target}: ${skip.reason}`),
+    results.observability === undefined
+      ? ""
+      : `Observability at ${results.observability.connections} connections, CPU per request: metrics off ${results.observability.cpuMsPerRequest.metricsOff.toFixed(3)} ms, ` +
+        `on ${results.observability.cpuMsPerRequest.metricsOn.toFixed(3)} ms (× ${results.observability.metricsCost.toFixed(3)}), ` +
+        `with tracing ${results.observability.cpuMsPerRequest.metricsAndTracing.toFixed(3)} ms (× ${results.observability.tracingCost.toFixed(3)} over metrics alone).`,
     results.workers === undefined
       ? ""
       : `PROMPTGATE_WORKERS on SQLite at ${results.workers.connections} connections: one worker ${results.workers.oneWorker.toFixed(0)} req/s, ` +

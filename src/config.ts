@@ -41,6 +41,8 @@ export interface Config {
   logFormat: LogFormat | undefined;
   /** How the Node server guards its connections and shuts down; Workers have no server of their own and ignore it. */
   server: ServerConfig;
+  /** Whether the Node gateway keeps Prometheus metrics at all (`PROMPTGATE_METRICS`, default true). */
+  metrics: boolean;
   /** Whether `GET /metrics` answers without the admin key (`PROMPTGATE_METRICS_PUBLIC=true`). */
   metricsPublic: boolean;
   /** A port of its own for `GET /metrics` (`PROMPTGATE_METRICS_PORT`); undefined: the gateway's port. */
@@ -106,7 +108,8 @@ export function readConfig(environment: Environment): Config {
     logLevel: readLogLevel(environment.PROMPTGATE_LOG),
     logFormat: readLogFormat(environment.PROMPTGATE_LOG_FORMAT),
     server: readServerConfig(environment),
-    metricsPublic: readFlag(environment, "PROMPTGATE_METRICS_PUBLIC"),
+    metrics: readFlag(environment, "PROMPTGATE_METRICS", true),
+    metricsPublic: readFlag(environment, "PROMPTGATE_METRICS_PUBLIC", false),
     metricsPort: environment.PROMPTGATE_METRICS_PORT
       ? readInteger(environment, "PROMPTGATE_METRICS_PORT", 0, 0, 65535, "the gateway's port")
       : undefined,
@@ -142,12 +145,12 @@ function readServerConfig(environment: Environment): ServerConfig {
   };
 }
 
-/** `true` or `false` (unset: false); any other value names the variable. */
-function readFlag(environment: Environment, variable: string): boolean {
+/** `true` or `false` (unset: `fallback`); any other value names the variable. */
+function readFlag(environment: Environment, variable: string, fallback: boolean): boolean {
   const text = environment[variable];
-  if (text === undefined || text === "" || text === "false") return false;
-  if (text === "true") return true;
-  throw new ConfigError(`${variable}=${shown(text)} must be true or false (unset: false).`);
+  if (text === undefined || text === "") return fallback;
+  if (text === "true" || text === "false") return text === "true";
+  throw new ConfigError(`${variable}=${shown(text)} must be true or false (unset: ${fallback}).`);
 }
 
 /** Comma-separated gateway keys; unset or empty means pass-through auth. */

@@ -5,7 +5,7 @@ import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
-import type { MeasuredEndpoint, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
+import type { MeasuredEndpoint, ResponseFacts, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
@@ -75,6 +75,7 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
   noteUsage(input.recorder.record, output?.usage(body));
+  if (output !== undefined) noteFacts(input.recorder.record, output.responseFacts(body));
   if (output !== undefined && (validating || input.citations !== undefined)) {
     sent = checkWholeAnswer(input, output, bytes, body, validating);
   }
@@ -140,6 +141,17 @@ function noteUsage(record: CallRecord, usage: TokenUsage | undefined): void {
   };
 }
 
+/**
+ * The provider's response id and finish reasons on the record: the first id a stream names, its last finish
+ * reasons; bounded, as a provider writes them (at most 16 reasons of 64 characters, an id of 200).
+ */
+function noteFacts(record: CallRecord, facts: ResponseFacts): void {
+  if (facts.id !== undefined && record.response_id === undefined) record.response_id = facts.id.slice(0, 200);
+  if (facts.finishReasons !== undefined) {
+    record.finish_reasons = facts.finishReasons.slice(0, 16).map((reason) => reason.slice(0, 64));
+  }
+}
+
 /** At most this many removed citations are kept in a call record. */
 const maxRecordedCitations = 100;
 
@@ -171,7 +183,11 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
     {
       endsStream: (data) => input.call.surface.endsStream?.(data) ?? false,
       onEvent(event) {
-        noteUsage(record, endpoint.structuredOutput?.usage(event));
+        const reader = endpoint.structuredOutput;
+        if (reader !== undefined) {
+          noteUsage(record, reader.usage(event));
+          noteFacts(record, reader.responseFacts(event));
+        }
         const text = output?.streamedText(event);
         if (text !== undefined) answer = (answer ?? "") + text;
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;

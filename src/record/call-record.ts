@@ -78,6 +78,10 @@ export interface CallRecord {
    * body ended (absent when it did not end, e.g. a client that went away).
    */
   upstream_timing?: { first_byte_ms: number; total_ms?: number };
+  /** The provider's id of the response the client got, as the provider wrote it. */
+  response_id?: string;
+  /** Why each of its answers ended, as the provider wrote it (`stop`, `length`, `STOP`, `end_turn` …). */
+  finish_reasons?: string[];
   /** The tokens the provider counted for the answer the client got, where it said (its usage members). */
   usage?: { input_tokens?: number; output_tokens?: number };
   /** The error code the client received, if any. */

@@ -19,7 +19,7 @@ export interface CallSpan {
 }
 
 /** A span attribute's value. */
-export type SpanValue = string | number | boolean;
+export type SpanValue = string | number | boolean | string[];
 
 /** The GenAI operation a route performs: `chat` for a conversation, `generate_content` for Gemini, else `other`. */
 export function operationOf(route: string): string {
@@ -56,6 +56,8 @@ export function spanOf(record: CallRecord): { name: string; attributes: Record<s
   };
   set("gen_ai.request.model", record.model);
   set("gen_ai.response.model", record.upstream_model ?? (record.decision === "sent" ? record.model : undefined));
+  set("gen_ai.response.id", record.response_id);
+  set("gen_ai.response.finish_reasons", record.finish_reasons);
   set("gen_ai.usage.input_tokens", record.usage?.input_tokens);
   set("gen_ai.usage.output_tokens", record.usage?.output_tokens);
   set("error.type", record.error);

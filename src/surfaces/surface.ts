@@ -41,6 +41,26 @@ export interface StructuredOutput {
    * carry only one of the two); undefined where it says nothing.
    */
   usage(body: JsonObject): TokenUsage | undefined;
+  /**
+   * The provider's id of its response and why each of its answers ended, as the provider wrote them, from a whole
+   * response body or one streamed event (which may carry either or neither).
+   */
+  responseFacts(body: JsonObject): ResponseFacts;
+}
+
+/** What a provider's response says of itself: its id and its answers' finish reasons, where it says them. */
+export interface ResponseFacts {
+  id?: string;
+  finishReasons?: string[];
+}
+
+/** The facts of a response from its id and finish reasons, each kept only where it is a (non-empty) string. */
+export function responseFacts(id: unknown, reasons: readonly unknown[]): ResponseFacts {
+  const facts: ResponseFacts = {};
+  if (typeof id === "string" && id !== "") facts.id = id;
+  const finishReasons = reasons.filter((reason): reason is string => typeof reason === "string" && reason !== "");
+  if (finishReasons.length > 0) facts.finishReasons = finishReasons;
+  return facts;
 }
 
 /** Tokens a provider counted for a call: its input (prompt) and its output (answer), each where it said. */

@@ -113,6 +113,8 @@ describe("OpenTelemetry spans", () => {
     expect(attributes["promptgate.preflight.total_chars"]).toBeGreaterThan(0);
     expect(attributes["promptgate.provider_check.total_chars"]).toBeGreaterThan(0);
     expect(attributes["gen_ai.usage.input_tokens"]).toBeTypeOf("number");
+    expect(attributes["gen_ai.response.id"]).toMatch(/^chatcmpl-/);
+    expect(attributes["gen_ai.response.finish_reasons"]).toEqual({ values: [{ stringValue: "stop" }] });
     expect(exported.join("")).not.toContain(secret);
     expect(exported.join("")).toContain("promptgate-test");
   });

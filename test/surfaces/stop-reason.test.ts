@@ -104,3 +104,42 @@ describe("usage", () => {
     }
   });
 });
+
+describe("responseFacts", () => {
+  it("reads each surface's response id and finish reasons, whole and from stream events", () => {
+    expect(
+      chatStructuredOutput.responseFacts({
+        id: "chatcmpl-1",
+        choices: [{ finish_reason: "stop" }, { finish_reason: "length" }],
+      }),
+    ).toEqual({ id: "chatcmpl-1", finishReasons: ["stop", "length"] });
+    expect(chatStructuredOutput.responseFacts({ id: "chatcmpl-1", choices: [{ finish_reason: null }] })).toEqual({
+      id: "chatcmpl-1",
+    });
+    expect(responsesStructuredOutput.responseFacts({ id: "resp_1", status: "completed" })).toEqual({
+      id: "resp_1",
+      finishReasons: ["completed"],
+    });
+    expect(
+      responsesStructuredOutput.responseFacts({
+        type: "response.created",
+        response: { id: "resp_2", status: "in_progress" },
+      }),
+    ).toEqual({ id: "resp_2" });
+    expect(
+      geminiStructuredOutput.responseFacts({ responseId: "g-1", candidates: [{ finishReason: "MAX_TOKENS" }] }),
+    ).toEqual({ id: "g-1", finishReasons: ["MAX_TOKENS"] });
+    expect(messagesStructuredOutput.responseFacts({ id: "msg_1", stop_reason: "end_turn" })).toEqual({
+      id: "msg_1",
+      finishReasons: ["end_turn"],
+    });
+    expect(messagesStructuredOutput.responseFacts({ type: "message_start", message: { id: "msg_2" } })).toEqual({
+      id: "msg_2",
+    });
+    expect(
+      messagesStructuredOutput.responseFacts({ type: "message_delta", delta: { stop_reason: "max_tokens" } }),
+    ).toEqual({
+      finishReasons: ["max_tokens"],
+    });
+  });
+});

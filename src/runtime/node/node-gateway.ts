@@ -156,7 +156,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     jobs: { local: new Map(), keep: (task) => void work.track(task) },
   };
   // The model table's names label the model metrics; a deploy that replaces the table is followed.
-  deps.metrics = prometheusMetrics({ models: () => deps.models, public: config.metricsPublic });
+  if (config.metrics) deps.metrics = prometheusMetrics({ models: () => deps.models, public: config.metricsPublic });
   const tracing = tracingFromEnvironment(environment, packageVersion());
   if (tracing !== undefined) {
     deps.tracing = tracing;

@@ -107,20 +107,35 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     registers: [registry],
   });
 
+  // A metric's child per label values, found by one string: prom-client would hash the label object on every call.
+  const callsOf = children((...values) => calls.labels(...values));
+  const rejectionsOf = children((...values) => rejections.labels(...values));
+  const totalsOf = children((...values) => totals.labels(...values));
+  const fillOf = children((...values) => fill.labels(...values));
+  const prefixesOf = children((...values) => prefixes.labels(...values));
+  const schemasOf = children((...values) => schemas.labels(...values));
+  const validationsOf = children((...values) => validations.labels(...values));
+  const durationsOf = children((...values) => durations.labels(...values));
+  const firstBytesOf = children((...values) => firstBytes.labels(...values));
+  const addedOf = children((...values) => added.labels(...values));
+  const operationsOf = children((...values) => operations.labels(...values));
+  const tokensOf = children((...values) => tokens.labels(...values));
+  // The names the model table lists, per table (a deploy or reload brings a new one).
+  const listedNames = new WeakMap<ModelTable, ReadonlySet<string>>();
   const modelLabel = (model: string | undefined): string => {
     if (model === undefined) return "none";
-    return options
-      .models()
-      .listed()
-      .some((entry) => entry.name === model)
-      ? model
-      : "other";
+    const table = options.models();
+    let names = listedNames.get(table);
+    if (names === undefined) {
+      names = new Set(table.listed().map((entry) => entry.name));
+      listedNames.set(table, names);
+    }
+    return names.has(model) ? model : "other";
   };
   const observeSize = (policy: string, size: PromptSize | undefined) => {
     if (size === undefined) return;
-    totals.observe({ policy, check: size.check }, size.total_chars);
-    if (size.limit_chars > 0)
-      fill.observe({ policy, check: size.check }, size.conservative_total_chars / size.limit_chars);
+    totalsOf(policy, size.check).observe(size.total_chars);
+    if (size.limit_chars > 0) fillOf(policy, size.check).observe(size.conservative_total_chars / size.limit_chars);
   };
 
   return {
@@ -129,38 +144,48 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     observe(record: CallRecord, durationMs: number) {
       const policy = policyLabel(record);
       const code = record.error ?? "none";
-      calls.inc({ surface: record.surface, provider: record.provider, policy, decision: record.decision, code });
-      if (record.decision === "rejected") rejections.inc({ policy, check: refusingCheck(record), code });
+      callsOf(record.surface, record.provider, policy, record.decision, code).inc();
+      if (record.decision === "rejected") rejectionsOf(policy, refusingCheck(record), code).inc();
       observeSize(policy, record.preflight);
       observeSize(policy, record.provider_check);
       const prefix = record.provider_check?.cache_prefix_chars ?? 0;
-      if (prefix > 0) prefixes.observe({ policy }, prefix);
+      if (prefix > 0) prefixesOf(policy).observe(prefix);
       const schema = record.preflight?.schema_chars ?? 0;
-      if (schema > 0) schemas.observe({ policy }, schema);
+      if (schema > 0) schemasOf(policy).observe(schema);
       const outcome = validationOutcome(record);
-      if (outcome !== undefined) validations.inc({ policy, schema: record.schema ?? "client", outcome });
-      durations.observe({ surface: record.surface, decision: record.decision }, durationMs / 1000);
+      if (outcome !== undefined) validationsOf(policy, record.schema ?? "client", outcome).inc();
+      durationsOf(record.surface, record.decision).observe(durationMs / 1000);
       const timing = record.upstream_timing;
       if (timing === undefined) return;
       const model = modelLabel(record.model);
-      firstBytes.observe({ provider: record.provider, model }, timing.first_byte_ms / 1000);
+      firstBytesOf(record.provider, model).observe(timing.first_byte_ms / 1000);
       if (timing.total_ms === undefined) return;
-      added.observe({ surface: record.surface }, Math.max(0, durationMs - timing.total_ms) / 1000);
-      const operation = {
-        gen_ai_operation_name: operationOf(record.route),
-        gen_ai_request_model: model,
-        promptgate_provider: record.provider,
-      };
-      operations.observe(operation, timing.total_ms / 1000);
+      addedOf(record.surface).observe(Math.max(0, durationMs - timing.total_ms) / 1000);
+      const operation = operationOf(record.route);
+      operationsOf(operation, model, record.provider).observe(timing.total_ms / 1000);
       const usage = record.usage;
       if (usage?.input_tokens !== undefined)
-        tokens.observe({ ...operation, gen_ai_token_type: "input" }, usage.input_tokens);
+        tokensOf(operation, model, "input", record.provider).observe(usage.input_tokens);
       if (usage?.output_tokens !== undefined) {
-        tokens.observe({ ...operation, gen_ai_token_type: "output" }, usage.output_tokens);
+        tokensOf(operation, model, "output", record.provider).observe(usage.output_tokens);
       }
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
+  };
+}
+
+/** A cache of a metric's children by their label values (bounded, as every label is). */
+function children<T>(make: (...values: string[]) => T): (...values: string[]) => T {
+  const made = new Map<string, T>();
+  return (...values) => {
+    const key = values.join("\u0001");
+    let child = made.get(key);
+    if (child === undefined) {
+      child = make(...values);
+      made.set(key, child);
+    }
+    return child;
   };
 }

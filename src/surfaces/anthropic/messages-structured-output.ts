@@ -1,5 +1,5 @@
 import { errorMessageOf } from "../error-message.js";
-import { type StructuredOutput, tokenUsage } from "../surface.js";
+import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
@@ -16,6 +16,12 @@ export const messagesStructuredOutput: StructuredOutput = {
     const config = isObject(body.output_config) ? body.output_config : {};
     const format = { type: "json_schema", schema: fullSchema };
     return { body: { ...body, output_config: { ...config, format } }, omitted: [] };
+  },
+  responseFacts(body) {
+    // A whole message, a stream's message_start (the message, its id) or its message_delta (the stop reason).
+    const message = isObject(body.message) ? body.message : body;
+    const delta = isObject(body.delta) ? body.delta : message;
+    return responseFacts(message.id, [delta.stop_reason]);
   },
   usage(body) {
     // A whole message, a stream's message_start (which carries the message) or its message_delta (the output).

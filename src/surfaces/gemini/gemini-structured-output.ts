@@ -1,6 +1,6 @@
 import { canonicalJson } from "../../json/canonical-json.js";
 import { errorMessageOf } from "../error-message.js";
-import { type StructuredOutput, tokenUsage } from "../surface.js";
+import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { geminiMember } from "./gemini-member.js";
@@ -59,6 +59,10 @@ export const geminiStructuredOutput: StructuredOutput = {
     return { body: { ...body, [key]: config }, omitted: projected.omitted };
   },
   answerTexts: (response) => candidatesOf(response).map(candidateText),
+  responseFacts(body) {
+    const reasons = candidatesOf(body).map((candidate) => (isObject(candidate) ? candidate.finishReason : undefined));
+    return responseFacts(body.responseId, reasons);
+  },
   usage(body) {
     const usage = isObject(body.usageMetadata) ? body.usageMetadata : undefined;
     return usage === undefined ? undefined : tokenUsage(usage.promptTokenCount, usage.candidatesTokenCount);

@@ -1,5 +1,5 @@
 import { errorMessageOf } from "../error-message.js";
-import { type StructuredOutput, tokenUsage } from "../surface.js";
+import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
 function messageOf(choice: unknown): JsonObject | undefined {
@@ -16,6 +16,13 @@ export const chatStructuredOutput: StructuredOutput = {
       json_schema: { name: "promptgate_schema", schema: fullSchema, strict: false },
     };
     return { body: { ...body, response_format: format }, omitted: [] };
+  },
+  responseFacts(body) {
+    const choices = Array.isArray(body.choices) ? body.choices : [];
+    return responseFacts(
+      body.id,
+      choices.map((choice) => (isObject(choice) ? choice.finish_reason : undefined)),
+    );
   },
   usage(body) {
     const usage = isObject(body.usage) ? body.usage : undefined;

@@ -1,5 +1,5 @@
 import { errorMessageOf } from "../error-message.js";
-import { type StructuredOutput, tokenUsage } from "../surface.js";
+import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 
@@ -22,6 +22,13 @@ export const responsesStructuredOutput: StructuredOutput = {
     const text = isObject(body.text) ? body.text : {};
     const format = { type: "json_schema", name: "promptgate_schema", schema: fullSchema, strict: false };
     return { body: { ...body, text: { ...text, format } }, omitted: [] };
+  },
+  responseFacts(body) {
+    // A whole response, or a stream event carrying one (response.created … response.completed).
+    const response = isObject(body.response) ? body.response : body;
+    const status = response.status;
+    const ended = status === "completed" || status === "incomplete" || status === "failed" ? status : undefined;
+    return responseFacts(response.id, [ended]);
   },
   usage(body) {
     // A whole response, or a stream's final event, which carries the response.

@@ -58,6 +58,7 @@ ${providerLines()}
                                  how long an idle connection is kept open between requests (default 5)
   PROMPTGATE_MAX_CONNECTIONS     cap on open client connections (default: (open-file limit - 64) / 2)
   PROMPTGATE_DRAIN_SECONDS       on SIGTERM/SIGINT, how long calls in flight may finish (default 30)
+  PROMPTGATE_METRICS             false: keep no Prometheus metrics, no GET /metrics (default true)
   PROMPTGATE_METRICS_PUBLIC      true: GET /metrics answers without the admin key (default false)
   PROMPTGATE_METRICS_PORT        serve GET /metrics on this port only (default: the gateway's port)
   OTEL_EXPORTER_OTLP_ENDPOINT    export each call as an OpenTelemetry span over OTLP/HTTP (unset: no traces);
