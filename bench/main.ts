@@ -188,93 +188,84 @@ async function profileGateway(upstream: string, body: Buffer, upstreamPid: numbe
 }
 
 /**
- * Throughput at 64 connections of promptgate on a SQLite file with one worker process and with two
- * (`PROMPTGATE_WORKERS=2`), loaded in alternating rounds. Only requests per second: the CPU figures of the load
- * test follow one process, and two workers are two.
+ * Loads already started gateways side by side at 64 connections: each warmed up (a second worker still starting
+ * when the first one's line arrived is waited out too), then alternating rounds. The samples of each, by name;
+ * the gateways are stopped afterwards.
  */
-async function measureWorkers(upstream: string, body: Buffer, upstreamPid: number): Promise<RunResults["workers"]> {
+async function sideBySide<Name extends string>(
+  started: ReadonlyArray<readonly [Name, Awaited<ReturnType<typeof startGateway>>]>,
+  body: Buffer,
+  upstreamPid: number,
+): Promise<Map<Name, LoadSample[]>> {
   const connections = 64;
-  const rates: Record<"one" | "two", number[]> = { one: [], two: [] };
-  const started: Array<[keyof typeof rates, Awaited<ReturnType<typeof startGateway>>]> = [];
-  const files: string[] = [];
-  for (const [name, workers] of [
-    ["one", 1],
-    ["two", 2],
-  ] as const) {
-    const file = join(tmp, `bench-workers-${workers}-${Date.now()}.db`);
-    files.push(file);
-    started.push([name, await startGateway(upstream, { db: file, workers })]);
-  }
   const targets = started.map(
     ([name, gateway]) => [name, gatewayTarget(name, gateway.port, gateway.process.pid)] as const,
   );
-  // The warm-up also waits out a second worker still starting when the first one's line arrived.
   for (const [, target] of targets) {
     await check(target, body);
     await runLoad(target, body, connections, { seconds: settings.warmupSeconds }, upstreamPid);
   }
+  const samples = new Map<Name, LoadSample[]>(targets.map(([name]) => [name, []]));
   for (let round = 1; round <= settings.rounds; round++) {
     for (const [name, target] of targets) {
       const sample = await runLoad(target, body, connections, { seconds: settings.seconds }, upstreamPid);
-      rates[name].push(sample.requestsPerSecond);
+      samples.get(name)?.push(sample);
       log(
-        `round ${round} workers=${name} c=${connections} ${sample.requestsPerSecond.toFixed(0)} req/s failed ${sample.failed}`,
+        `round ${round} ${name} c=${connections} ${sample.requestsPerSecond.toFixed(0)} req/s CPU ${sample.cpuMsPerRequest?.toFixed(3)} ms/req failed ${sample.failed}`,
       );
     }
   }
   for (const [, gateway] of started) await gateway.process.stop();
+  return samples;
+}
+
+/** The mean of one figure over samples. */
+function meanOf(samples: LoadSample[] | undefined, figure: (sample: LoadSample) => number | undefined): number {
+  const values = (samples ?? []).map(figure).filter((value): value is number => value !== undefined);
+  return values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/**
+ * Throughput at 64 connections of promptgate on a SQLite file with one worker process and with two
+ * (`PROMPTGATE_WORKERS=2`). Only requests per second: the CPU figures of the load test follow one process, and two
+ * workers are two.
+ */
+async function measureWorkers(upstream: string, body: Buffer, upstreamPid: number): Promise<RunResults["workers"]> {
+  const files = [1, 2].map((workers) => join(tmp, `bench-workers-${workers}-${Date.now()}.db`));
+  const started = [
+    ["one", await startGateway(upstream, { db: files[0], workers: 1 })],
+    ["two", await startGateway(upstream, { db: files[1], workers: 2 })],
+  ] as const;
+  const samples = await sideBySide(started, body, upstreamPid);
   for (const file of files) for (const suffix of ["", "-wal", "-shm"]) await rm(`${file}${suffix}`, { force: true });
-  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const one = mean(rates.one);
-  const two = mean(rates.two);
-  return { connections, oneWorker: one, twoWorkers: two, ratio: two / one };
+  const one = meanOf(samples.get("one"), (sample) => sample.requestsPerSecond);
+  const two = meanOf(samples.get("two"), (sample) => sample.requestsPerSecond);
+  return { connections: 64, oneWorker: one, twoWorkers: two, ratio: two / one };
 }
 
 /**
  * CPU per request at 64 connections of promptgate (memory store) without metrics (`PROMPTGATE_METRICS=false`), with
  * them (the default), and with them and OpenTelemetry tracing (spans exported to the fake upstream, which answers
- * every request), loaded in alternating rounds; their ratios are the cost of each.
+ * every request); their ratios are the cost of each.
  */
 async function measureObservability(
   upstream: string,
   body: Buffer,
   upstreamPid: number,
 ): Promise<RunResults["observability"]> {
-  const connections = 64;
-  const variants = [
-    ["metricsOff", { PROMPTGATE_METRICS: "false" }],
-    ["metricsOn", {}],
-    [
-      "metricsAndTracing",
-      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${upstream}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: "1000" },
-    ],
+  const tracing = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${upstream}/v1/traces`, OTEL_BSP_SCHEDULE_DELAY: "1000" };
+  const started = [
+    ["metricsOff", await startGateway(upstream, { env: { PROMPTGATE_METRICS: "false" } })],
+    ["metricsOn", await startGateway(upstream)],
+    ["metricsAndTracing", await startGateway(upstream, { env: tracing })],
   ] as const;
-  const cpu: Record<(typeof variants)[number][0], number[]> = { metricsOff: [], metricsOn: [], metricsAndTracing: [] };
-  const started: Array<[(typeof variants)[number][0], Awaited<ReturnType<typeof startGateway>>]> = [];
-  for (const [name, env] of variants) started.push([name, await startGateway(upstream, { env })]);
-  const targets = started.map(
-    ([name, gateway]) => [name, gatewayTarget(name, gateway.port, gateway.process.pid)] as const,
-  );
-  for (const [, target] of targets) {
-    await check(target, body);
-    await runLoad(target, body, connections, { seconds: settings.warmupSeconds }, upstreamPid);
-  }
-  for (let round = 1; round <= settings.rounds; round++) {
-    for (const [name, target] of targets) {
-      const sample = await runLoad(target, body, connections, { seconds: settings.seconds }, upstreamPid);
-      if (sample.cpuMsPerRequest !== undefined) cpu[name].push(sample.cpuMsPerRequest);
-      log(
-        `round ${round} ${name} c=${connections} ${sample.requestsPerSecond.toFixed(0)} req/s CPU ${sample.cpuMsPerRequest?.toFixed(3)} ms/req`,
-      );
-    }
-  }
-  for (const [, gateway] of started) await gateway.process.stop();
-  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
-  const off = mean(cpu.metricsOff);
-  const on = mean(cpu.metricsOn);
-  const traced = mean(cpu.metricsAndTracing);
+  const samples = await sideBySide(started, body, upstreamPid);
+  const cpu = (name: (typeof started)[number][0]) => meanOf(samples.get(name), (sample) => sample.cpuMsPerRequest);
+  const off = cpu("metricsOff");
+  const on = cpu("metricsOn");
+  const traced = cpu("metricsAndTracing");
   return {
-    connections,
+    connections: 64,
     cpuMsPerRequest: { metricsOff: off, metricsOn: on, metricsAndTracing: traced },
     metricsCost: on / off,
     tracingCost: traced / on,
