@@ -59,7 +59,7 @@ export default defineConfig({
           PROMPTGATE_LOG: "silent",
         },
         // Every fetch the worker sends out (the simulated provider answers in-process and never gets here).
-        outboundService: async (request) => {
+        outboundService: async (request: Request) => {
           if (!request.url.startsWith(`${fakeGemini}/`) || !request.url.endsWith(":generateContent")) {
             return Response.json({ error: { message: "The fake upstream has no such route." } }, { status: 404 });
           }

@@ -24,8 +24,9 @@ export function textOfParts(parts: unknown, textType: string | undefined): strin
 }
 
 /**
- * Text of the last user turn of a conversation: a plain string as it is; else the last turn
- * whose role is `user` (or absent), its string content, or its text parts joined.
+ * Text of the last user turn of a conversation that has text: a plain string as it is; else of the
+ * turns whose role is `user` (or absent) and that are messages (no `type`, or `message`), the last
+ * one's string content or text parts joined. A turn with no text (a tool's result) is passed over.
  */
 export function lastUserText(turns: unknown, contentKey: string, textType: string | undefined): string {
   if (typeof turns === "string") return turns;
@@ -33,8 +34,16 @@ export function lastUserText(turns: unknown, contentKey: string, textType: strin
   for (let index = turns.length - 1; index >= 0; index--) {
     const turn: unknown = turns[index];
     if (!isJsonObject(turn) || (turn.role !== undefined && turn.role !== "user")) continue;
+    if (turn.type !== undefined && turn.type !== "message") continue;
     const content = turn[contentKey];
-    return typeof content === "string" ? content : textOfParts(content, textType).join(" ");
+    const text = typeof content === "string" ? content : textOfParts(content, textType).join(" ");
+    if (text !== "") return text;
   }
   return "";
+}
+
+/** The last turn of a conversation, if it is an object. */
+export function lastTurn(turns: unknown): JsonObject | undefined {
+  const last: unknown = Array.isArray(turns) ? turns.at(-1) : undefined;
+  return isJsonObject(last) ? last : undefined;
 }

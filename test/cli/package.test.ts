@@ -112,6 +112,14 @@ describe("the packed package", () => {
     expect(JSON.parse(imported.stdout)).toEqual([2, 3, true]);
   });
 
+  it("exports LangChain's retry decision as promptgate/langchain, with its types", async () => {
+    expect(packedFiles).toContain("dist/clients/langchain.d.ts");
+    const script =
+      'import("promptgate/langchain").then((l) => { const e = { status: 422, error: { promptgate: { code: "RESPONSE_SCHEMA_INVALID" } } }; try { l.retryOnlyRetryable(e); console.log("retried"); } catch { console.log("stopped"); } })';
+    const imported = await run("node", ["--input-type=module", "-e", script], { cwd: app });
+    expect(imported.stdout).toBe("stopped\n");
+  });
+
   it("answers npx promptgate --version and --help from a folder outside the repository", async () => {
     const version = await run("npx", ["promptgate", "--version"], { cwd: app });
     expect(version.stdout).toBe(`${packageJson.version}\n`);

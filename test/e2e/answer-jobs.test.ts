@@ -250,16 +250,19 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
   it("continues a job's answer by its job id, on OpenAI and on a routed model", async () => {
     const gateway = await gatewayOn(makeStore);
     const client = gateway.client();
+    const jobIds: string[] = [];
     for (const model of ["gpt-4.1", "gemini-2.5-flash"]) {
       const created = await client.responses.create({ model, input: "Remember OSPREY.", background: true });
+      jobIds.push(created.id);
       const done = await pollUntil(client, created.id, ended);
       expect(done.status).toBe("completed");
       const next = await client.responses.create({ model, input: "Which bird?", previous_response_id: created.id });
       expect(next.status).toBe("completed");
     }
     const openai = gateway.sent.filter((request) => request.path.endsWith("/responses")).at(-1);
-    // OpenAI knows the answer by its own id, which the continuation names.
-    expect(openai?.body.previous_response_id).toMatch(/^resp_sim/);
+    // OpenAI knows the answer by its own id, which the continuation names, not by the job's.
+    expect(openai?.body.previous_response_id).toMatch(/^resp_[0-9a-f]{48}$/);
+    expect(openai?.body.previous_response_id).not.toBe(jobIds[0]);
     const gemini = gateway.sent.filter((request) => request.path.includes(":generateContent")).at(-1);
     expect(JSON.stringify(gemini?.body.contents)).toContain("Remember OSPREY.");
   });

@@ -202,10 +202,13 @@ describe("the simulated provider answers plain fetch requests", () => {
         type: "message",
         role: "assistant",
         status: "completed",
-        content: [{ type: "output_text", text: `${simulatedAnswerPrefix}Hello responses`, annotations: [] }],
+        content: [
+          { type: "output_text", text: `${simulatedAnswerPrefix}Hello responses`, annotations: [], logprobs: [] },
+        ],
       },
     ]);
-    expect(body.output_text).toBe(`${simulatedAnswerPrefix}Hello responses`);
+    // `output_text` is the SDK's convenience; the API does not send it.
+    expect(body).not.toHaveProperty("output_text");
   });
 
   it("echoes the last user message of a Responses input list", async () => {
@@ -215,7 +218,7 @@ describe("the simulated provider answers plain fetch requests", () => {
       { type: "message", role: "user", content: [{ type: "input_text", text: "second" }] },
     ];
     const body = await (await post("/openai/v1/responses", { model: "gpt-test", input })).json();
-    expect(body.output_text).toBe(`${simulatedAnswerPrefix}second`);
+    expect(outputText(body)).toBe(`${simulatedAnswerPrefix}second`);
   });
 
   it("streams the Responses event sequence with numbered events", async () => {
@@ -239,7 +242,7 @@ describe("the simulated provider answers plain fetch requests", () => {
     expect(events.every((event, index) => event.data.type === event.name && event.data.sequence_number === index)).toBe(
       true,
     );
-    expect(events.at(-1)?.data.response.output_text).toBe(`${simulatedAnswerPrefix}Hello stream`);
+    expect(outputText(events.at(-1)?.data.response)).toBe(`${simulatedAnswerPrefix}Hello stream`);
   });
 
   it("lists a few simulated models", async () => {
@@ -316,7 +319,8 @@ describe("the simulated provider answers plain fetch requests", () => {
     const message = await response.json();
     expect(message.type).toBe("message");
     expect(message.model).toBe("claude-test");
-    expect(message.content).toEqual([{ type: "text", text: `${simulatedAnswerPrefix}Hello Claude`, citations: null }]);
+    // As the API sends it: no `citations` member on a text block without citations.
+    expect(message.content).toEqual([{ type: "text", text: `${simulatedAnswerPrefix}Hello Claude` }]);
     expect(message.stop_reason).toBe("end_turn");
   });
 
@@ -329,6 +333,7 @@ describe("the simulated provider answers plain fetch requests", () => {
     expect(names).toEqual([
       "message_start",
       "content_block_start",
+      "ping",
       ...Array(deltas).fill("content_block_delta"),
       "content_block_stop",
       "message_delta",
@@ -397,7 +402,7 @@ describe("the simulated provider answers structured-output requests with conform
     for (const prompt of prompts) {
       const body = { model: "gpt-test", input: prompt, text: { format: { type: "json_schema", name: "s", schema } } };
       const response = await (await post("/openai/v1/responses", body)).json();
-      expect(conformsTo(schema, JSON.parse(response.output_text))).toBe(true);
+      expect(conformsTo(schema, JSON.parse(outputText(response)))).toBe(true);
     }
   });
 
@@ -538,6 +543,7 @@ describe("the simulated provider refuses bad input in each provider's native sha
       expect(await response.json()).toEqual({
         type: "error",
         error: { type: "invalid_request_error", message: expect.any(String) },
+        request_id: expect.stringMatching(/^req_01/),
       });
     },
   );
@@ -577,7 +583,11 @@ describe("the simulated provider never throws out of fetch", () => {
     const response = await sim.fetch(request);
     expect(response.status).toBe(500);
     expect(response.headers.get("x-promptgate-simulated")).toBe("true");
-    expect(await response.json()).toEqual({ type: "error", error: { type: "api_error", message: expect.any(String) } });
+    expect(await response.json()).toEqual({
+      type: "error",
+      error: { type: "api_error", message: expect.any(String) },
+      request_id: expect.stringMatching(/^req_01/),
+    });
   });
 });
 
@@ -723,3 +733,12 @@ describe("the official SDKs talk to the simulated provider", () => {
     await expect(request).rejects.toBeInstanceOf(Anthropic.BadRequestError);
   });
 });
+
+/** The text of a Responses object's output messages, as the SDK's `output_text` joins it. */
+function outputText(response: { output: { content?: { type: string; text?: string }[] }[] }): string {
+  return response.output
+    .flatMap((item) => item.content ?? [])
+    .filter((part) => part.type === "output_text")
+    .map((part) => part.text)
+    .join("");
+}

@@ -2,6 +2,7 @@ import type { MessageTokensCount } from "@anthropic-ai/sdk/resources/messages";
 import { Hono } from "hono";
 import { handleJsonRequest } from "../../../simulated/handle-json-request.js";
 import type { JsonBody } from "../../../simulated/read-json-body.js";
+import { idAlphabets, randomId } from "../../../simulated/request-digest.js";
 import type { RequestProblem } from "../../../simulated/request-problem.js";
 import {
   countTokensRequestProblem,
@@ -41,7 +42,11 @@ function reject(problem: RequestProblem): Response {
   }
 }
 
-/** Anthropic's native error body: `{type: "error", error: {type, message}}`. */
+/** Anthropic's native error body, `{type: "error", error: {type, message}, request_id}`, with its `request-id` header. */
 function anthropicError(status: number, type: string, message: string): Response {
-  return Response.json({ type: "error", error: { type, message } }, { status });
+  const requestId = `req_01${randomId(22, idAlphabets.base58)}`;
+  return Response.json(
+    { type: "error", error: { type, message }, request_id: requestId },
+    { status, headers: { "request-id": requestId } },
+  );
 }

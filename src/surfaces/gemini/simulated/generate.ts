@@ -1,20 +1,32 @@
-import type { Candidate, FinishReason, GenerateContentResponse } from "@google/genai";
+import type {
+  Candidate,
+  FinishReason,
+  GenerateContentResponse,
+  GenerateContentResponseUsageMetadata,
+  MediaModality,
+  Part,
+} from "@google/genai";
 import { type AnswerFormat, simulatedAnswer } from "../../../simulated/answer.js";
-import { isJsonObject, type JsonObject, lastUserText } from "../../../simulated/json-value.js";
+import { isJsonObject, type JsonObject, lastTurn, lastUserText } from "../../../simulated/json-value.js";
 import type { JsonBody } from "../../../simulated/read-json-body.js";
-import { seedFromDigest } from "../../../simulated/request-digest.js";
+import { idAlphabets, idFromDigest, seedFromDigest } from "../../../simulated/request-digest.js";
 import type { RequestProblem } from "../../../simulated/request-problem.js";
 import { dataFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
 import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
+import { type DeclaredTool, simulatedToolCall, type ToolChoice } from "../../../simulated/tool-call.js";
 import { openApiToJsonSchema } from "../projection/openapi-to-json-schema.js";
 
 /**
- * `GenerateContentResponse` as it travels: the SDK's class minus its getters, with the
- * finish reason as the enum's string value (a type-only import cannot name enum members).
+ * `GenerateContentResponse` as it travels: the SDK's class minus its getters, with the finish
+ * reason and modalities as the enums' string values (a type-only import cannot name enum members).
  */
 type WireCandidate = Omit<Candidate, "finishReason"> & { finishReason?: `${FinishReason}` };
-type WireGenerateContentResponse = Pick<GenerateContentResponse, "usageMetadata" | "modelVersion" | "responseId"> & {
+type WireUsageMetadata = Omit<GenerateContentResponseUsageMetadata, "promptTokensDetails"> & {
+  promptTokensDetails: { modality: `${MediaModality}`; tokenCount: number }[];
+};
+type WireGenerateContentResponse = Pick<GenerateContentResponse, "modelVersion" | "responseId"> & {
   candidates: WireCandidate[];
+  usageMetadata: WireUsageMetadata;
 };
 
 /** The response MIME types under which Gemini takes a response schema. */
@@ -53,6 +65,8 @@ export function generateRequestProblem(body: JsonObject): RequestProblem | undef
 /**
  * A simulated `generateContent` answer for `model`, whole or as the stream `mode` asks;
  * `cachedTokens` of a cached content the request names count in its prompt, as Gemini counts them.
+ * A `functionCall` part instead of text where `simulatedToolCall` decides on one; Gemini streams a
+ * call whole, in one frame.
  */
 export function simulateGenerateContent(
   { body, digest }: JsonBody,
@@ -60,29 +74,87 @@ export function simulateGenerateContent(
   mode: GeminiStreamMode,
   cachedTokens = 0,
 ): Response {
-  const text = simulatedAnswer({
-    lastUserText: lastUserText(body.contents, "parts", undefined),
-    format: answerFormat(body.generationConfig),
-    seed: seedFromDigest(digest),
+  const seed = seedFromDigest(digest);
+  const userText = lastUserText(body.contents, "parts", undefined);
+  const call = simulatedToolCall({
+    tools: functionDeclarations(body.tools),
+    choice: toolChoiceOf(body.toolConfig),
+    endsWithToolResult: endsWithFunctionResponse(body.contents),
+    lastUserText: userText,
+    seed,
   });
+  const text =
+    call === undefined
+      ? simulatedAnswer({ lastUserText: userText, format: answerFormat(body.generationConfig), seed })
+      : `${call.name}${call.arguments}`;
   const promptTokenCount = cachedTokens + estimatePromptTokens(body.systemInstruction, body.contents, body.tools);
   const cached = cachedTokens > 0 ? { cachedContentTokenCount: cachedTokens } : {};
-  const candidatesTokenCount = estimateTokens(text);
-  const frame = (part: string, last: boolean): WireGenerateContentResponse => ({
-    candidates: [
-      { content: { role: "model", parts: [{ text: part }] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) },
-    ],
-    usageMetadata: last
-      ? { promptTokenCount, ...cached, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount }
-      : { promptTokenCount, ...cached, totalTokenCount: promptTokenCount },
-    modelVersion: model,
-    responseId: `sim${digest.slice(0, 24)}`,
+  const promptTokensDetails: WireUsageMetadata["promptTokensDetails"] = [
+    { modality: "TEXT", tokenCount: promptTokenCount },
+  ];
+  const responseId = idFromDigest(digest, 23, idAlphabets.base64url);
+  /** A frame with one part, reporting the tokens generated so far, as each of Gemini's streamed frames does. */
+  const frame = (part: Part, generatedSoFar: string, last: boolean): WireGenerateContentResponse => {
+    const candidatesTokenCount = estimateTokens(generatedSoFar);
+    return {
+      candidates: [{ content: { role: "model", parts: [part] }, index: 0, ...(last ? { finishReason: "STOP" } : {}) }],
+      usageMetadata: {
+        promptTokenCount,
+        ...cached,
+        candidatesTokenCount,
+        totalTokenCount: promptTokenCount + candidatesTokenCount,
+        promptTokensDetails,
+      },
+      modelVersion: model,
+      responseId,
+    };
+  };
+  const parts: Part[] =
+    call !== undefined
+      ? [{ functionCall: { name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown> } }]
+      : mode === "none"
+        ? [{ text }]
+        : textDeltas(text).map((delta) => ({ text: delta }));
+  let generated = "";
+  const frames = parts.map((part, index) => {
+    generated += part.text ?? "";
+    return frame(part, part.text === undefined ? text : generated, index === parts.length - 1);
   });
-  if (mode === "none") return Response.json(frame(text, true));
-  const deltas = textDeltas(text);
-  const frames = deltas.map((delta, index) => frame(delta, index === deltas.length - 1));
+  if (mode === "none") return Response.json(frames[0]);
   if (mode === "json-array") return Response.json(frames);
   return sseResponse(frames.map((value) => dataFrame(value, "\r\n\r\n")));
+}
+
+/** Every declared function of `tools[].functionDeclarations`, its parameters as JSON Schema. */
+function functionDeclarations(tools: unknown): DeclaredTool[] {
+  if (!Array.isArray(tools)) return [];
+  return tools
+    .filter(isJsonObject)
+    .flatMap((tool) => (Array.isArray(tool.functionDeclarations) ? tool.functionDeclarations : []))
+    .filter(isJsonObject)
+    .flatMap((declared) => {
+      if (typeof declared.name !== "string") return [];
+      const parameters =
+        declared.parametersJsonSchema ??
+        (declared.parameters === undefined ? undefined : openApiToJsonSchema(declared.parameters));
+      return [{ name: declared.name, parameters }];
+    });
+}
+
+/** `toolConfig.functionCallingConfig`: mode `NONE`, or `ANY` (limited to `allowedFunctionNames`), else the model decides. */
+function toolChoiceOf(toolConfig: unknown): ToolChoice {
+  const config = isJsonObject(toolConfig) ? toolConfig.functionCallingConfig : undefined;
+  if (!isJsonObject(config)) return { kind: "auto" };
+  if (config.mode === "NONE") return { kind: "none" };
+  if (config.mode !== "ANY") return { kind: "auto" };
+  const [allowed] = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames : [];
+  return typeof allowed === "string" ? { kind: "named", name: allowed } : { kind: "any" };
+}
+
+/** Whether the last content hands back a function's result (`functionResponse` parts). */
+function endsWithFunctionResponse(contents: unknown): boolean {
+  const parts = lastTurn(contents)?.parts;
+  return Array.isArray(parts) && parts.some((part) => isJsonObject(part) && part.functionResponse !== undefined);
 }
 
 /** A `responseSchema` arrives as OpenAPI and is turned back into JSON Schema for the faker. */

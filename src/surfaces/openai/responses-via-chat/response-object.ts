@@ -6,6 +6,7 @@
 import type {
   FunctionTool,
   Response,
+  ResponseFormatTextJSONSchemaConfig,
   ResponseOutputItem,
   ResponseOutputRefusal,
   ResponseOutputText,
@@ -16,9 +17,23 @@ import { isObject, type JsonObject } from "../../wire-fields.js";
 
 /**
  * A response as the API sends it: `output_text` is the SDK's convenience, not a wire member; `store`
- * is echoed, though the SDK's type does not declare it.
+ * is echoed, though the SDK's type does not declare it; `usage` is `null` until the response ends.
  */
-export type WireResponse = Omit<Response, "output_text"> & { store: boolean };
+export type WireResponse = Omit<Response, "output_text" | "usage" | "user" | "text"> & {
+  store: boolean;
+  usage: ResponseUsage | null;
+  user: string | null;
+  text: WireTextConfig;
+  /** Sent by the API, not declared by this SDK version's type. */
+  max_tool_calls: number | null;
+};
+
+/** `text` as the API echoes it: a schema format's `description` is `null` when the request gave none. */
+type WireTextConfig = Omit<ResponseTextConfig, "format"> & {
+  format?:
+    | Exclude<ResponseTextConfig["format"], ResponseFormatTextJSONSchemaConfig>
+    | (Omit<ResponseFormatTextJSONSchemaConfig, "description"> & { description: string | null });
+};
 
 /** How a response ended, or that it is still running. */
 export interface Outcome {
@@ -71,18 +86,18 @@ const verbosities = ["low", "medium", "high"] as const;
 const efforts = ["none", "minimal", "low", "medium", "high", "xhigh", "max"] as const;
 
 /** `text` as the response echoes it: the format asked for (plain text by default) and the verbosity, if any. */
-function echoedText(request: JsonObject): ResponseTextConfig {
+function echoedText(request: JsonObject): WireTextConfig {
   const text = isObject(request.text) ? request.text : {};
   const format = isObject(text.format) ? text.format : {};
   const verbosity = verbosities.find((level) => level === text.verbosity);
-  const echo: ResponseTextConfig = verbosity === undefined ? {} : { verbosity };
+  const echo: WireTextConfig = verbosity === undefined ? {} : { verbosity };
   if (format.type === "json_object") return { format: { type: "json_object" }, ...echo };
   if (format.type !== "json_schema") return { format: { type: "text" }, ...echo };
   const schema = {
     type: "json_schema" as const,
     name: String(format.name),
     schema: isObject(format.schema) ? format.schema : {},
-    ...(typeof format.description === "string" ? { description: format.description } : {}),
+    description: stringOr(format.description, null),
     ...(typeof format.strict === "boolean" ? { strict: format.strict } : {}),
   };
   return { format: schema, ...echo };
@@ -110,6 +125,7 @@ export function responseOf(request: JsonObject, generated: Generated): WireRespo
     incomplete_details: generated.reason === undefined ? null : { reason: generated.reason },
     instructions: stringOr(request.instructions, null),
     max_output_tokens: numberOr(request.max_output_tokens, null),
+    max_tool_calls: numberOr(request.max_tool_calls, null),
     model: generated.model,
     output: generated.output,
     parallel_tool_calls: request.parallel_tool_calls !== false,
@@ -120,14 +136,16 @@ export function responseOf(request: JsonObject, generated: Generated): WireRespo
     service_tier: "default",
     // Kept by the gateway (as its session's turn) unless the request asked otherwise.
     store: request.store !== false,
-    temperature: numberOr(request.temperature, null),
+    // The sampling settings in effect: the request's, else the API's defaults.
+    temperature: numberOr(request.temperature, 1),
     text: echoedText(request),
     tool_choice: echoedToolChoice(request.tool_choice),
     tools: echoedTools(request),
-    top_p: numberOr(request.top_p, null),
+    top_logprobs: numberOr(request.top_logprobs, 0),
+    top_p: numberOr(request.top_p, 1),
     truncation: "disabled",
-    ...(generated.usage === undefined ? {} : { usage: generated.usage }),
-    ...(typeof request.user === "string" ? { user: request.user } : {}),
+    usage: generated.usage ?? null,
+    user: stringOr(request.user, null),
     metadata: echoedMetadata(request),
   };
 }

@@ -1,17 +1,26 @@
 import type {
-  Response as OpenAIResponse,
+  ResponseFunctionToolCall,
+  ResponseOutputItem,
   ResponseOutputMessage,
-  ResponseOutputText,
   ResponseStreamEvent,
   ResponseUsage,
 } from "openai/resources/responses/responses";
 import { type AnswerFormat, simulatedAnswer } from "../../../simulated/answer.js";
-import { isJsonObject, isNonEmptyString, type JsonObject, lastUserText } from "../../../simulated/json-value.js";
+import {
+  isJsonObject,
+  isNonEmptyString,
+  type JsonObject,
+  lastTurn,
+  lastUserText,
+} from "../../../simulated/json-value.js";
 import type { JsonBody } from "../../../simulated/read-json-body.js";
 import { seedFromDigest, simulatedCreatedAt } from "../../../simulated/request-digest.js";
 import { findRequestProblem, type RequestProblem, type RequiredField } from "../../../simulated/request-problem.js";
 import { eventFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
 import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
+import { type DeclaredTool, declaredTools, simulatedToolCall } from "../../../simulated/tool-call.js";
+import { type WireResponse as OpenAIResponse, responseOf, textPart } from "../responses-via-chat/response-object.js";
+import { toolChoiceOf } from "./chat.js";
 import { type InputItem, inputItemsOf } from "./input-items.js";
 
 const requiredFields: RequiredField[] = [{ field: "model", expected: "a non-empty string", check: isNonEmptyString }];
@@ -26,9 +35,6 @@ export function responsesRequestProblem(body: JsonObject): RequestProblem | unde
   }
   return undefined;
 }
-
-/** A response object as the API sends it, with the `store` flag of its request. */
-type StoredFlag<T> = T & { store: boolean };
 
 /** The stored conversation a Responses call continues, and where its own response is kept. */
 export interface ResponseHistory {
@@ -50,13 +56,35 @@ const noHistory: ResponseHistory = { priorTokens: 0, remember: () => undefined }
  * input tokens.
  */
 export function simulateResponse({ body, digest }: JsonBody, history: ResponseHistory = noHistory): Response {
-  const text = simulatedAnswer({
-    lastUserText: lastUserText(body.input, "content", "input_text"),
-    format: answerFormat(body.text),
-    seed: seedFromDigest(digest),
+  const seed = seedFromDigest(digest);
+  const userText = lastUserText(body.input, "content", "input_text");
+  const call = simulatedToolCall({
+    tools: declaredTools(body.tools, responsesTool),
+    choice: toolChoiceOf(body.tool_choice),
+    endsWithToolResult: lastTurn(body.input)?.type === "function_call_output",
+    lastUserText: userText,
+    seed,
   });
+  const hex = digest.slice(0, 48);
+  const item: ResponseOutputItem =
+    call === undefined
+      ? {
+          id: `msg_${hex}`,
+          type: "message",
+          role: "assistant",
+          status: "completed",
+          content: [textPart(simulatedAnswer({ lastUserText: userText, format: answerFormat(body.text), seed }))],
+        }
+      : {
+          id: `fc_${hex}`,
+          type: "function_call",
+          status: "completed",
+          arguments: call.arguments,
+          call_id: `call_${hex.slice(0, 24)}`,
+          name: call.name,
+        };
   const inputTokens = history.priorTokens + estimatePromptTokens(body.instructions, body.input, body.tools);
-  const outputTokens = estimateTokens(text);
+  const outputTokens = estimateTokens(item.type === "message" ? textOf(item) : `${call?.name}${call?.arguments}`);
   const usage: ResponseUsage = {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
@@ -64,54 +92,36 @@ export function simulateResponse({ body, digest }: JsonBody, history: ResponseHi
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: inputTokens + outputTokens,
   };
-  const messageId = `msg_sim${digest.slice(0, 40)}`;
-  const part: ResponseOutputText = { type: "output_text", text, annotations: [] };
-  const message: ResponseOutputMessage = {
-    id: messageId,
-    type: "message",
-    role: "assistant",
-    status: "completed",
-    content: [part],
-  };
-  // The API echoes `store` in every response object, though the SDK's type does not declare it.
-  const base: StoredFlag<OpenAIResponse> = {
-    id: `resp_sim${digest.slice(0, 40)}`,
-    object: "response",
-    created_at: simulatedCreatedAt,
-    status: "in_progress",
-    model: String(body.model),
-    output: [],
-    output_text: "",
-    error: null,
-    incomplete_details: null,
-    instructions: typeof body.instructions === "string" ? body.instructions : null,
-    metadata: null,
-    parallel_tool_calls: true,
-    temperature: null,
-    tool_choice: "auto",
-    tools: [],
-    top_p: null,
-    previous_response_id: typeof body.previous_response_id === "string" ? body.previous_response_id : null,
+  const generated = { id: `resp_${hex}`, createdAt: simulatedCreatedAt, completedAt: simulatedCreatedAt };
+  const echoed = (response: OpenAIResponse): OpenAIResponse => ({
+    ...response,
     background: body.background === true,
-    store: body.store !== false,
-  };
-  const completed: StoredFlag<OpenAIResponse> = {
-    ...base,
-    status: "completed",
-    completed_at: simulatedCreatedAt,
-    output: [message],
-    output_text: text,
-    usage,
-  };
+    previous_response_id: typeof body.previous_response_id === "string" ? body.previous_response_id : null,
+  });
+  const model = String(body.model);
+  const completed = echoed(responseOf(body, { ...generated, status: "completed", model, output: [item], usage }));
   const inputItems = inputItemsOf(body.input, digest);
   if (body.background === true && body.stream !== true) {
-    const queued: StoredFlag<OpenAIResponse> = { ...base, status: "queued" };
+    const queued: OpenAIResponse = {
+      ...echoed(responseOf(body, { ...generated, status: "in_progress", model, output: [] })),
+      status: "queued",
+    };
     if (body.store !== false) history.remember(queued, inputItems, completed);
     return Response.json(queued);
   }
   if (body.store !== false) history.remember(completed, inputItems);
   if (body.stream !== true) return Response.json(completed);
   return responseEventStream(completed, -1);
+}
+
+/** A declared function tool: `{type: "function", name, parameters}`. */
+function responsesTool(tool: JsonObject): DeclaredTool | undefined {
+  if (tool.type !== "function" || typeof tool.name !== "string") return undefined;
+  return { name: tool.name, parameters: tool.parameters };
+}
+
+function textOf(message: ResponseOutputMessage): string {
+  return message.content.map((part) => (part.type === "output_text" ? part.text : part.refusal)).join("");
 }
 
 /**
@@ -127,49 +137,65 @@ export function responseEventStream(response: OpenAIResponse, startingAfter: num
 
 function responseEvents(response: OpenAIResponse): ResponseStreamEvent[] {
   const { usage: _usage, completed_at: _completedAt, ...started } = response;
-  const base: OpenAIResponse = { ...started, status: "in_progress", output: [], output_text: "" };
+  const base: OpenAIResponse = { ...started, status: "in_progress", output: [], usage: null };
   const queued: UnnumberedEvent[] =
     response.background === true ? [{ type: "response.queued", response: { ...base, status: "queued" } }] : [];
-  const message = response.output[0];
-  const generated =
-    response.status === "completed" && message?.type === "message" ? generationEvents(base, response, message) : [];
+  const item = response.output[0];
+  const generated: UnnumberedEvent[] =
+    response.status === "completed" && item !== undefined
+      ? [
+          { type: "response.created", response: base },
+          { type: "response.in_progress", response: base },
+          ...itemEvents(item),
+          { type: "response.completed", response },
+        ]
+      : [];
   // Spreading a member of the union and adding its number is sound; TypeScript cannot see that through `Omit`.
   return [...queued, ...generated].map((event, index) => ({ ...event, sequence_number: index }) as ResponseStreamEvent);
 }
 
-type UnnumberedEvent = ResponseStreamEvent extends infer Event
-  ? Event extends ResponseStreamEvent
-    ? Omit<Event, "sequence_number">
-    : never
-  : never;
+/** A stream event before it is numbered; the events that carry the response carry it as sent. */
+type UnnumberedEvent =
+  | (ResponseStreamEvent extends infer Event
+      ? Event extends ResponseStreamEvent
+        ? Event extends { response: unknown }
+          ? never
+          : Omit<Event, "sequence_number">
+        : never
+      : never)
+  | {
+      type: "response.queued" | "response.created" | "response.in_progress" | "response.completed";
+      response: OpenAIResponse;
+    };
 
-/** The Responses event sequence for one message with one text part, not yet numbered. */
-function generationEvents(
-  base: OpenAIResponse,
-  completed: OpenAIResponse,
-  message: ResponseOutputMessage,
-): UnnumberedEvent[] {
-  const text = completed.output_text;
-  const part: ResponseOutputText = { type: "output_text", text, annotations: [] };
-  const at = { item_id: message.id, output_index: 0, content_index: 0 };
-  const events: UnnumberedEvent[] = [
-    { type: "response.created", response: base },
-    { type: "response.in_progress", response: base },
-    {
-      type: "response.output_item.added",
-      output_index: 0,
-      item: { ...message, status: "in_progress", content: [] },
-    },
-    { type: "response.content_part.added", ...at, part: { ...part, text: "" } },
+/** The events of one output item: a message with one text part, or a function call, from added to done. */
+function itemEvents(item: ResponseOutputItem): UnnumberedEvent[] {
+  if (item.type === "function_call") return functionCallEvents(item as ResponseFunctionToolCall & { id: string });
+  if (item.type !== "message") return [];
+  const text = textOf(item);
+  const at = { item_id: item.id, output_index: 0, content_index: 0 };
+  return [
+    { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", content: [] } },
+    { type: "response.content_part.added", ...at, part: textPart("") },
     ...textDeltas(text).map(
       (delta): UnnumberedEvent => ({ type: "response.output_text.delta", ...at, delta, logprobs: [] }),
     ),
     { type: "response.output_text.done", ...at, text, logprobs: [] },
-    { type: "response.content_part.done", ...at, part },
-    { type: "response.output_item.done", output_index: 0, item: message },
-    { type: "response.completed", response: completed },
+    { type: "response.content_part.done", ...at, part: textPart(text) },
+    { type: "response.output_item.done", output_index: 0, item },
   ];
-  return events;
+}
+
+function functionCallEvents(item: ResponseFunctionToolCall & { id: string }): UnnumberedEvent[] {
+  const at = { item_id: item.id, output_index: 0 };
+  return [
+    { type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", arguments: "" } },
+    ...textDeltas(item.arguments).map(
+      (delta): UnnumberedEvent => ({ type: "response.function_call_arguments.delta", ...at, delta }),
+    ),
+    { type: "response.function_call_arguments.done", ...at, name: item.name, arguments: item.arguments },
+    { type: "response.output_item.done", output_index: 0, item },
+  ];
 }
 
 function answerFormat(text: unknown): AnswerFormat {

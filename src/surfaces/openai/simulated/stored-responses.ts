@@ -1,4 +1,4 @@
-import type { Response as OpenAIResponse } from "openai/resources/responses/responses";
+import type { WireResponse as OpenAIResponse } from "../responses-via-chat/response-object.js";
 import type { InputItem } from "./input-items.js";
 
 /** At most this many responses are kept; the oldest goes first. */
