@@ -5,7 +5,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { APICallError, generateText, type LanguageModel, Output, RetryError, stepCountIs, streamText, tool } from "ai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { type ClientSetup, clientSetups, type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
 
 /**
  * The Vercel AI SDK (ai 6 with @ai-sdk/openai, @ai-sdk/google, @ai-sdk/anthropic) through the
@@ -197,27 +197,6 @@ const kinds: ModelKind[] = [
   },
 ];
 
-/** Where the gateway's provider calls go: its embedded simulated provider, or the recording fake upstream. */
-interface Setup {
-  name: string;
-  environment: Record<string, string>;
-  /** Whether the fake upstream receives (and records) the provider calls. */
-  forwards: boolean;
-}
-
-const setups: Setup[] = [
-  {
-    name: "simulated",
-    environment: {
-      PROMPTGATE_UPSTREAM_OPENAI: "simulated",
-      PROMPTGATE_UPSTREAM_GEMINI: "simulated",
-      PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
-    },
-    forwards: false,
-  },
-  { name: "fake upstream", environment: {}, forwards: true },
-];
-
 const weather = z.object({
   city: z.string(),
   temperature: z.number(),
@@ -262,7 +241,7 @@ interface ExpectedCall {
  * embedded provider answers and nothing reaches the fake upstream; through the fake upstream,
  * each request arrives as the kind's native call, with the client's body (Gemini's schema aside).
  */
-function expectForwarded(setup: Setup, kind: ModelKind, expected: ExpectedCall): void {
+function expectForwarded(setup: ClientSetup, kind: ModelKind, expected: ExpectedCall): void {
   const calls = expected.calls ?? 1;
   expect(sent).toHaveLength(calls);
   if (!setup.forwards) {
@@ -313,7 +292,7 @@ function weatherTool(inputs: unknown[]) {
   });
 }
 
-describe.each(setups)("the AI SDK on the $name setup", (setup) => {
+describe.each(clientSetups)("the AI SDK on the $name setup", (setup) => {
   beforeAll(async () => {
     harness = await startGatewayUnderTest(setup.environment);
   });

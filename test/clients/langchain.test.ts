@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { retryOnlyRetryable } from "../../src/clients/langchain.js";
 import type { ReceivedRequest } from "../support/fake-upstream.js";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { clientSetups, type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
 
 /*
  * LangChain's chat models through the gateway, each changing only its base URL.
@@ -315,20 +315,6 @@ const anthropic: ClientCase = {
 
 const clients: ClientCase[] = [openAIChat, openAIResponses, gemini, anthropic];
 
-/** The embedded simulated provider, or a recording fake server behind the gateway (answering through the same simulator). */
-const setups: { name: string; env: Record<string, string>; forwards: boolean }[] = [
-  {
-    name: "simulated",
-    env: {
-      PROMPTGATE_UPSTREAM_OPENAI: "simulated",
-      PROMPTGATE_UPSTREAM_GEMINI: "simulated",
-      PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
-    },
-    forwards: false,
-  },
-  { name: "fake upstream", env: {}, forwards: true },
-];
-
 const weather = z.object({
   city: z.string(),
   temperature_c: z.number(),
@@ -408,8 +394,8 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   throw new Error("expected the call to fail");
 }
 
-describe.each(setups)("LangChain through the gateway ($name)", ({ env, forwards }) => {
-  const gateway = useGateway(env);
+describe.each(clientSetups)("LangChain through the gateway ($name)", ({ environment, forwards }) => {
+  const gateway = useGateway(environment);
 
   /**
    * The client sent one request per expected one, none retried; in the fake-upstream setup each

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import OpenAI from "../../node_modules/@openai/agents-openai/node_modules/openai/index.mjs";
 import type { ReceivedRequest } from "../support/fake-upstream.js";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { clientSetups, type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
 
 // Traces would otherwise be exported to api.openai.com.
 setTracingDisabled(true);
@@ -33,19 +33,6 @@ const apis = [
   { api: "chat completions", useResponses: false, route: "/chat/completions" },
 ] as const;
 type Api = (typeof apis)[number];
-
-const setups = [
-  {
-    setup: "simulated",
-    environment: {
-      PROMPTGATE_UPSTREAM_OPENAI: "simulated",
-      PROMPTGATE_UPSTREAM_GEMINI: "simulated",
-      PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
-    },
-    recordsUpstream: false,
-  },
-  { setup: "fake upstream", environment: {}, recordsUpstream: true },
-] as const;
 
 /** One request the OpenAI client sent to the gateway. */
 interface SentRequest {
@@ -145,98 +132,101 @@ function responseFormatOf(body: Record<string, unknown>): Record<string, unknown
   return format?.json_schema === undefined ? undefined : { type: "json_schema", ...format.json_schema };
 }
 
-describe.each(setups)("the OpenAI Agents SDK through the gateway, $setup", ({ environment, recordsUpstream }) => {
-  let harness: GatewayUnderTest;
+describe.each(clientSetups)(
+  "the OpenAI Agents SDK through the gateway, $name",
+  ({ environment, forwards: recordsUpstream }) => {
+    let harness: GatewayUnderTest;
 
-  beforeAll(async () => {
-    harness = await startGatewayUnderTest({ ...environment });
-  });
-  afterAll(() => harness.close());
-  beforeEach(() => {
-    harness.upstream.received.length = 0;
-    harness.upstream.answerWith(undefined);
-  });
+    beforeAll(async () => {
+      harness = await startGatewayUnderTest({ ...environment });
+    });
+    afterAll(() => harness.close());
+    beforeEach(() => {
+      harness.upstream.received.length = 0;
+      harness.upstream.answerWith(undefined);
+    });
 
-  /** Every request the client sent reached the provider unchanged (fake upstream), or none did (simulated). */
-  function expectPassedThrough(client: AgentsClient, api: Api): void {
-    for (const request of client.sent) expect(new URL(request.url).pathname).toBe(`/openai/v1${api.route}`);
-    const upstream = upstreamCalls(harness, api);
-    if (!recordsUpstream) {
-      expect(upstream).toEqual([]);
-      return;
+    /** Every request the client sent reached the provider unchanged (fake upstream), or none did (simulated). */
+    function expectPassedThrough(client: AgentsClient, api: Api): void {
+      for (const request of client.sent) expect(new URL(request.url).pathname).toBe(`/openai/v1${api.route}`);
+      const upstream = upstreamCalls(harness, api);
+      if (!recordsUpstream) {
+        expect(upstream).toEqual([]);
+        return;
+      }
+      expect(upstream.map((request) => request.json)).toEqual(client.sent.map((request) => JSON.parse(request.body)));
     }
-    expect(upstream.map((request) => request.json)).toEqual(client.sent.map((request) => JSON.parse(request.body)));
-  }
 
-  describe.each(apis)("$api", (api) => {
-    it.each(toolTriggers)("runs a function tool once when $trigger, then answers text", async (trigger) => {
-      const client = agentsClient(harness, api);
-      const { lookupWeather, parameters, inputs } = weatherTool();
-      const agent = new Agent({
-        name: "Weather",
-        instructions: "Answer questions about the weather.",
-        model,
-        tools: [lookupWeather],
-        modelSettings: trigger.modelSettings,
+    describe.each(apis)("$api", (api) => {
+      it.each(toolTriggers)("runs a function tool once when $trigger, then answers text", async (trigger) => {
+        const client = agentsClient(harness, api);
+        const { lookupWeather, parameters, inputs } = weatherTool();
+        const agent = new Agent({
+          name: "Weather",
+          instructions: "Answer questions about the weather.",
+          model,
+          tools: [lookupWeather],
+          modelSettings: trigger.modelSettings,
+        });
+
+        const result = await client.runner.run(agent, trigger.input);
+
+        expect(result.rawResponses[0]?.output.map((item) => item.type)).toContain("function_call");
+        expect(inputs).toHaveLength(1);
+        expect(parameters.safeParse(inputs[0]).success).toBe(true);
+        expect(result.finalOutput).toEqual(expect.any(String));
+        expect(result.finalOutput).not.toBe("");
+        expect(client.sent).toHaveLength(2);
+        expectPassedThrough(client, api);
+        if (!recordsUpstream) return;
+        const [first, second] = upstreamCalls(harness, api).map((request) => request.json);
+        expect(first?.model).toBe(model);
+        expect(JSON.stringify(first?.tools)).toContain('"lookup_weather"');
+        expect(toolResultsOf(first ?? {})).toEqual([]);
+        expect(toolResultsOf(second ?? {})).toHaveLength(1);
+        expect(JSON.stringify(toolResultsOf(second ?? {}))).toContain(
+          `It is sunny in ${(inputs[0] as { city: string }).city}.`,
+        );
       });
 
-      const result = await client.runner.run(agent, trigger.input);
+      it("returns structured output parsed by the agent's zod outputType", async () => {
+        const client = agentsClient(harness, api);
+        const agent = new Agent({ name: "Forecaster", instructions: "Give a forecast.", model, outputType: forecast });
 
-      expect(result.rawResponses[0]?.output.map((item) => item.type)).toContain("function_call");
-      expect(inputs).toHaveLength(1);
-      expect(parameters.safeParse(inputs[0]).success).toBe(true);
-      expect(result.finalOutput).toEqual(expect.any(String));
-      expect(result.finalOutput).not.toBe("");
-      expect(client.sent).toHaveLength(2);
-      expectPassedThrough(client, api);
-      if (!recordsUpstream) return;
-      const [first, second] = upstreamCalls(harness, api).map((request) => request.json);
-      expect(first?.model).toBe(model);
-      expect(JSON.stringify(first?.tools)).toContain('"lookup_weather"');
-      expect(toolResultsOf(first ?? {})).toEqual([]);
-      expect(toolResultsOf(second ?? {})).toHaveLength(1);
-      expect(JSON.stringify(toolResultsOf(second ?? {}))).toContain(
-        `It is sunny in ${(inputs[0] as { city: string }).city}.`,
-      );
-    });
+        const result = await client.runner.run(agent, "Forecast for Berlin");
 
-    it("returns structured output parsed by the agent's zod outputType", async () => {
-      const client = agentsClient(harness, api);
-      const agent = new Agent({ name: "Forecaster", instructions: "Give a forecast.", model, outputType: forecast });
+        expect(forecast.parse(result.finalOutput)).toEqual(result.finalOutput);
+        expect(client.sent).toHaveLength(1);
+        expectPassedThrough(client, api);
+        if (!recordsUpstream) return;
+        const [request] = upstreamCalls(harness, api);
+        expect(request?.json.model).toBe(model);
+        expect(responseFormatOf(request?.json ?? {})).toMatchObject({
+          type: "json_schema",
+          strict: true,
+          schema: { type: "object", required: ["city", "temperature_c", "summary"], additionalProperties: false },
+        });
+      });
 
-      const result = await client.runner.run(agent, "Forecast for Berlin");
+      it("streams a run: text events, then a non-empty final output", async () => {
+        const client = agentsClient(harness, api);
+        const agent = new Agent({ name: "Streamer", instructions: "Be brief.", model });
 
-      expect(forecast.parse(result.finalOutput)).toEqual(result.finalOutput);
-      expect(client.sent).toHaveLength(1);
-      expectPassedThrough(client, api);
-      if (!recordsUpstream) return;
-      const [request] = upstreamCalls(harness, api);
-      expect(request?.json.model).toBe(model);
-      expect(responseFormatOf(request?.json ?? {})).toMatchObject({
-        type: "json_schema",
-        strict: true,
-        schema: { type: "object", required: ["city", "temperature_c", "summary"], additionalProperties: false },
+        const result = await client.runner.run(agent, "stream this please", { stream: true });
+        const deltas = await textDeltasOf(result);
+        await result.completed;
+
+        expect(result.error).toBeFalsy();
+        expect(deltas.length).toBeGreaterThan(0);
+        expect(result.finalOutput).toBe(deltas.join(""));
+        expect(result.finalOutput).toContain("stream this please");
+        expect(client.sent).toHaveLength(1);
+        expect(JSON.parse(client.sent[0]?.body ?? "{}")).toMatchObject({ model, stream: true });
+        expectPassedThrough(client, api);
       });
     });
-
-    it("streams a run: text events, then a non-empty final output", async () => {
-      const client = agentsClient(harness, api);
-      const agent = new Agent({ name: "Streamer", instructions: "Be brief.", model });
-
-      const result = await client.runner.run(agent, "stream this please", { stream: true });
-      const deltas = await textDeltasOf(result);
-      await result.completed;
-
-      expect(result.error).toBeFalsy();
-      expect(deltas.length).toBeGreaterThan(0);
-      expect(result.finalOutput).toBe(deltas.join(""));
-      expect(result.finalOutput).toContain("stream this please");
-      expect(client.sent).toHaveLength(1);
-      expect(JSON.parse(client.sent[0]?.body ?? "{}")).toMatchObject({ model, stream: true });
-      expectPassedThrough(client, api);
-    });
-  });
-});
+  },
+);
 
 /** Writes one JSON answer on the fake upstream. */
 function answerJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {

@@ -37,3 +37,25 @@ export async function startGatewayUnderTest(environment: Record<string, string> 
     },
   };
 }
+
+/** Where a client matrix's calls go: the gateway's embedded simulated provider, or the recording fake upstream. */
+export interface ClientSetup {
+  name: "simulated" | "fake upstream";
+  /** The gateway's environment for `startGatewayUnderTest`. */
+  environment: Record<string, string>;
+  /** Whether calls reach the fake upstream, which records them (and answers through the same simulator). */
+  forwards: boolean;
+}
+
+export const clientSetups: ClientSetup[] = [
+  {
+    name: "simulated",
+    environment: {
+      PROMPTGATE_UPSTREAM_OPENAI: "simulated",
+      PROMPTGATE_UPSTREAM_GEMINI: "simulated",
+      PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
+    },
+    forwards: false,
+  },
+  { name: "fake upstream", environment: {}, forwards: true },
+];

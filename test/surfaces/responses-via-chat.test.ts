@@ -5,7 +5,6 @@ import type {
   ChatCompletionCreateParams,
 } from "openai/resources/chat/completions";
 import type {
-  Response,
   ResponseCreateParams,
   ResponseStreamEvent,
   ResponseTextDeltaEvent,
@@ -27,7 +26,7 @@ function toChat(body: ResponseCreateParams): JsonObject {
 }
 
 /** The response object as the API sends it (the SDK adds `output_text` itself), with its `store` echo. */
-type WireResponse = Omit<Response, "output_text"> & { store: boolean };
+import type { WireResponse } from "../../src/surfaces/openai/responses-via-chat/response-object.js";
 
 const now = 1_760_000_000;
 const id = "resp_abc123";
@@ -547,6 +546,7 @@ describe("chatToResponse", () => {
       incomplete_details: null,
       instructions: "Be terse.",
       max_output_tokens: null,
+      max_tool_calls: null,
       model: "claude-sonnet-4",
       output: [
         {
@@ -564,12 +564,14 @@ describe("chatToResponse", () => {
       safety_identifier: null,
       service_tier: "default",
       store: true,
-      temperature: null,
+      temperature: 1,
       text: { format: { type: "text" } },
       tool_choice: "auto",
       tools: [],
-      top_p: null,
+      top_logprobs: 0,
+      top_p: 1,
       truncation: "disabled",
+      user: null,
       usage: {
         input_tokens: 20,
         input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 },
@@ -708,7 +710,10 @@ describe("chatToResponse", () => {
       parallel_tool_calls: false,
       temperature: 0.2,
       top_p: 0.5,
-      text: { format: { type: "json_schema", name: "out", schema, strict: true }, verbosity: "high" },
+      text: {
+        format: { type: "json_schema", name: "out", schema, strict: true, description: null },
+        verbosity: "high",
+      },
       max_output_tokens: 100,
       metadata: { k: "v" },
       reasoning: { effort: "high", summary: null },
@@ -728,9 +733,9 @@ describe("chatToResponse", () => {
     expect(translator.end().at(-1)).toMatchObject({ response: { created_at: now, completed_at: 1_800_000_000 } });
   });
 
-  it("leaves usage out when the completion has none", () => {
+  it("sends usage as null when the completion has none, as the API does", () => {
     const { usage: _usage, ...withoutUsage } = completion({ content: "x" });
-    expect(chatToResponse(withoutUsage, { model: "m" }, id)).not.toHaveProperty("usage");
+    expect(chatToResponse(withoutUsage, { model: "m" }, id).usage).toBeNull();
   });
 });
 
@@ -900,7 +905,7 @@ describe("chatStreamToResponses", () => {
       type: "response.created",
       response: { id, status: "in_progress", output: [], model: "claude-sonnet-4" },
     });
-    expect(events[0]).not.toHaveProperty("response.usage");
+    expect(events[0]).toHaveProperty("response.usage", null);
     expect(events[1]).toMatchObject({ type: "response.in_progress", response: { status: "in_progress" } });
   });
 

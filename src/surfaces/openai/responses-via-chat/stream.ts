@@ -28,7 +28,7 @@ import {
 } from "./response-object.js";
 
 /** A stream event before it is numbered; the events that carry the response carry it as sent. */
-type UnnumberedEvent =
+export type UnnumberedEvent =
   | (ResponseStreamEvent extends infer Event
       ? Event extends ResponseStreamEvent
         ? Event extends { response: Response }
@@ -37,7 +37,12 @@ type UnnumberedEvent =
         : never
       : never)
   | {
-      type: "response.created" | "response.in_progress" | "response.completed" | "response.incomplete";
+      type:
+        | "response.queued"
+        | "response.created"
+        | "response.in_progress"
+        | "response.completed"
+        | "response.incomplete";
       response: WireResponse;
     };
 

@@ -20,6 +20,7 @@ import { eventFrame, sseResponse, textDeltas } from "../../../simulated/sse.js";
 import { estimatePromptTokens, estimateTokens } from "../../../simulated/token-estimate.js";
 import { type DeclaredTool, declaredTools, simulatedToolCall } from "../../../simulated/tool-call.js";
 import { type WireResponse as OpenAIResponse, responseOf, textPart } from "../responses-via-chat/response-object.js";
+import type { UnnumberedEvent } from "../responses-via-chat/stream.js";
 import { toolChoiceOf } from "./chat.js";
 import { type InputItem, inputItemsOf } from "./input-items.js";
 
@@ -153,20 +154,6 @@ function responseEvents(response: OpenAIResponse): ResponseStreamEvent[] {
   // Spreading a member of the union and adding its number is sound; TypeScript cannot see that through `Omit`.
   return [...queued, ...generated].map((event, index) => ({ ...event, sequence_number: index }) as ResponseStreamEvent);
 }
-
-/** A stream event before it is numbered; the events that carry the response carry it as sent. */
-type UnnumberedEvent =
-  | (ResponseStreamEvent extends infer Event
-      ? Event extends ResponseStreamEvent
-        ? Event extends { response: unknown }
-          ? never
-          : Omit<Event, "sequence_number">
-        : never
-      : never)
-  | {
-      type: "response.queued" | "response.created" | "response.in_progress" | "response.completed";
-      response: OpenAIResponse;
-    };
 
 /** The events of one output item: a message with one text part, or a function call, from added to done. */
 function itemEvents(item: ResponseOutputItem): UnnumberedEvent[] {
