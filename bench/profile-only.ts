@@ -1,0 +1,55 @@
+/*
+ * A CPU profile of promptgate under load, alone (the last phase of `npm run bench`, without the
+ * rest): `npx tsx bench/profile-only.ts [seconds]`. For finding what to cut; the figures that count
+ * come from a whole `npm run bench`.
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { summarizeProfile } from "./cpu-profile.js";
+import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
+import { runLoad } from "./load.js";
+import { promptgateListening, readyLine, startProcess } from "./processes.js";
+
+const seconds = Number(process.argv[2] ?? 8);
+const root = join(import.meta.dirname, "..");
+const tsx = ["--import", "tsx"];
+const body = Buffer.from(JSON.stringify(chatRequest(realisticMessageChars)));
+const directory = join(tmpdir(), `promptgate-profile-${Date.now()}`);
+await mkdir(directory, { recursive: true });
+
+const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
+const spawned = Date.now();
+const gateway = await startProcess(
+  ["--cpu-prof", "--cpu-prof-dir", directory, ...tsx, "src/runtime/node/main.ts"],
+  {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    PROMPTGATE_DB: "memory",
+    PROMPTGATE_UPSTREAM_OPENAI: `http://127.0.0.1:${upstream.port}/v1`,
+    OPENAI_API_KEY: "",
+    PROMPTGATE_ADMIN_KEY: "",
+  },
+  promptgateListening,
+  { cwd: root },
+);
+const target = {
+  key: "promptgate",
+  label: "promptgate",
+  url: `http://127.0.0.1:${gateway.port}${gatewayPath}`,
+  headers: { authorization: "Bearer sk-bench" },
+  pid: gateway.process.pid,
+};
+try {
+  await runLoad(target, body, 64, { seconds: 3 }, upstream.process.pid);
+  const skipMs = Date.now() - spawned;
+  const sample = await runLoad(target, body, 64, { seconds }, upstream.process.pid);
+  console.log(`${sample.requestsPerSecond.toFixed(0)} req/s under the profiler, ${sample.failed} failed`);
+  await gateway.process.stop(15_000);
+  const summary = await summarizeProfile(directory, skipMs, 30);
+  console.log(JSON.stringify(summary, null, 1));
+} finally {
+  await gateway.process.stop();
+  await upstream.process.stop();
+  await rm(directory, { recursive: true, force: true });
+}
