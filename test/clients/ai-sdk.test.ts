@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -6,6 +5,7 @@ import { APICallError, generateText, type LanguageModel, Output, RetryError, ste
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { type ClientSetup, clientSetups, type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { answerJson, nativeAnswers, nativeFailures } from "../support/native-answers.js";
 
 /**
  * The Vercel AI SDK (ai 6 with @ai-sdk/openai, @ai-sdk/google, @ai-sdk/anthropic) through the
@@ -58,10 +58,6 @@ function each(list: unknown, read: (item: unknown) => unknown): unknown[] {
   return Array.isArray(list) ? list.map(read) : [];
 }
 
-const openAIRateLimit = {
-  error: { message: "Rate limit reached for requests.", type: "requests", param: null, code: "rate_limit_exceeded" },
-};
-
 const kinds: ModelKind[] = [
   {
     name: "openai responses",
@@ -76,32 +72,8 @@ const kinds: ModelKind[] = [
       toolNames: each(at(body, "tools"), (item) => at(item, "name")),
       schema: at(body, "text", "format", "schema"),
     }),
-    success: (text) => ({
-      id: "resp_1",
-      object: "response",
-      created_at: 1_700_000_000,
-      status: "completed",
-      model: "gpt-4.1-mini",
-      output: [
-        {
-          id: "msg_1",
-          type: "message",
-          role: "assistant",
-          status: "completed",
-          content: [{ type: "output_text", text, annotations: [] }],
-        },
-      ],
-      error: null,
-      incomplete_details: null,
-      usage: {
-        input_tokens: 1,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: 1,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: 2,
-      },
-    }),
-    rateLimited: openAIRateLimit,
+    success: nativeAnswers.responses,
+    rateLimited: nativeFailures.openai.rateLimit.body,
     bodyUnchanged: true,
   },
   {
@@ -117,22 +89,8 @@ const kinds: ModelKind[] = [
       toolNames: each(at(body, "tools"), (item) => at(item, "function", "name")),
       schema: at(body, "response_format", "json_schema", "schema"),
     }),
-    success: (text) => ({
-      id: "chatcmpl-1",
-      object: "chat.completion",
-      created: 1_700_000_000,
-      model: "gpt-4.1-mini",
-      choices: [
-        {
-          index: 0,
-          message: { role: "assistant", content: text, refusal: null },
-          finish_reason: "stop",
-          logprobs: null,
-        },
-      ],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    }),
-    rateLimited: openAIRateLimit,
+    success: nativeAnswers.chat,
+    rateLimited: nativeFailures.openai.rateLimit.body,
     bodyUnchanged: true,
   },
   {
@@ -151,19 +109,8 @@ const kinds: ModelKind[] = [
       toolNames: each(at(body, "tools"), (item) => each(at(item, "functionDeclarations"), (d) => at(d, "name"))).flat(),
       schema: at(body, "generationConfig", "responseJsonSchema") ?? at(body, "generationConfig", "responseSchema"),
     }),
-    success: (text) => ({
-      candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
-      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
-      modelVersion: "gemini-2.5-flash",
-    }),
-    rateLimited: {
-      error: {
-        code: 429,
-        status: "RESOURCE_EXHAUSTED",
-        message: "Resource has been exhausted: requests per minute per project.",
-        details: [],
-      },
-    },
+    success: nativeAnswers.gemini,
+    rateLimited: nativeFailures.gemini.rateLimit.body,
     bodyUnchanged: false,
   },
   {
@@ -179,20 +126,8 @@ const kinds: ModelKind[] = [
       toolNames: each(at(body, "tools"), (item) => at(item, "name")),
       schema: at(body, "output_config", "format", "schema"),
     }),
-    success: (text) => ({
-      id: "msg_1",
-      type: "message",
-      role: "assistant",
-      model: "claude-sonnet-4-5",
-      content: [{ type: "text", text }],
-      stop_reason: "end_turn",
-      stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 1 },
-    }),
-    rateLimited: {
-      type: "error",
-      error: { type: "rate_limit_error", message: "Number of requests has exceeded your per-minute rate limit." },
-    },
+    success: nativeAnswers.anthropic,
+    rateLimited: nativeFailures.anthropic.rateLimit.body,
     bodyUnchanged: true,
   },
 ];
@@ -381,10 +316,6 @@ function promptgateOf(error: APICallError): unknown {
 }
 
 /** Answers `response` with `body` as JSON, with `status` and `headers`. */
-function answerJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(JSON.stringify(body));
-}
 
 describe("what an AI SDK client sees of failures, through the fake upstream", () => {
   beforeAll(async () => {

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { retryOnlyRetryable } from "../../src/clients/langchain.js";
 import type { ReceivedRequest } from "../support/fake-upstream.js";
 import { clientSetups, type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { nativeAnswers, nativeFailures } from "../support/native-answers.js";
 
 /*
  * LangChain's chat models through the gateway, each changing only its base URL.
@@ -106,19 +107,6 @@ function sdkErrorView(error: unknown) {
 const sdkErrorClass = (status: number) =>
   ({ 400: "BadRequestError", 422: "UnprocessableEntityError", 429: "RateLimitError" })[status] ?? "APIError";
 
-const openAIFailures = {
-  rateLimit: {
-    status: 429,
-    body: { error: { message: "Rate limit reached.", type: "requests", code: "rate_limit_exceeded", param: null } },
-  },
-  quota: {
-    status: 429,
-    body: {
-      error: { message: "Quota exceeded.", type: "insufficient_quota", code: "insufficient_quota", param: null },
-    },
-  },
-};
-
 const openAIChat: ClientCase = {
   name: "ChatOpenAI (chat completions)",
   model: "gpt-4.1-mini",
@@ -139,17 +127,8 @@ const openAIChat: ClientCase = {
     toolResults: byRole(body.messages, "tool").length,
     schema: field(body, "response_format", "json_schema", "schema"),
   }),
-  answer: (text) => ({
-    id: "chatcmpl-1",
-    object: "chat.completion",
-    created: 1,
-    model: "gpt-4.1-mini",
-    choices: [
-      { index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null },
-    ],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-  }),
-  failures: openAIFailures,
+  answer: nativeAnswers.chat,
+  failures: nativeFailures.openai,
   errorView: sdkErrorView,
   errorClass: sdkErrorClass,
 };
@@ -177,44 +156,8 @@ const openAIResponses: ClientCase = {
     toolResults: list(body.input).filter((item) => item.type === "function_call_output").length,
     schema: field(body, "text", "format", "schema"),
   }),
-  answer: (text) => ({
-    id: "resp_1",
-    object: "response",
-    created_at: 1,
-    status: "completed",
-    model: "gpt-4.1-mini",
-    output: [
-      {
-        id: "msg_1",
-        type: "message",
-        role: "assistant",
-        status: "completed",
-        content: [{ type: "output_text", text, annotations: [] }],
-      },
-    ],
-    usage: {
-      input_tokens: 1,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 1,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 2,
-    },
-  }),
+  answer: nativeAnswers.responses,
 };
-
-function resourceExhausted(quotaId: string): Json {
-  return {
-    error: {
-      code: 429,
-      status: "RESOURCE_EXHAUSTED",
-      message: "Resource has been exhausted.",
-      details: [
-        { "@type": "type.googleapis.com/google.rpc.QuotaFailure", violations: [{ quotaId }] },
-        { "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "0s" },
-      ],
-    },
-  };
-}
 
 const gemini: ClientCase = {
   name: "ChatGoogleGenerativeAI",
@@ -248,16 +191,9 @@ const gemini: ClientCase = {
     // The gateway may project the schema (and move it to responseJsonSchema): presence only.
     schema: field(body, "generationConfig", "responseSchema") ?? field(body, "generationConfig", "responseJsonSchema"),
   }),
-  answer: (text) => ({
-    candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
-    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
-    modelVersion: "gemini-2.5-flash",
-  }),
+  answer: nativeAnswers.gemini,
   // RESOURCE_EXHAUSTED is rate_limit for a per-minute quota (with a RetryInfo), quota for a daily one.
-  failures: {
-    rateLimit: { status: 429, body: resourceExhausted("GenerateRequestsPerMinutePerProjectPerModel") },
-    quota: { status: 429, body: resourceExhausted("GenerateRequestsPerDayPerProjectPerModel") },
-  },
+  failures: nativeFailures.gemini,
   // GoogleGenerativeAIFetchError: `status`, and the gateway's code as an ErrorInfo reason in `errorDetails`.
   errorView: (error) => ({
     className: (error as Error).constructor.name,
@@ -291,23 +227,8 @@ const anthropic: ClientCase = {
       .filter((block) => block.type === "tool_result").length,
     schema: field(body, "output_config", "format", "schema"),
   }),
-  answer: (text) => ({
-    id: "msg_1",
-    type: "message",
-    role: "assistant",
-    model: "claude-sonnet-4-5",
-    content: [{ type: "text", text }],
-    stop_reason: "end_turn",
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
-  }),
-  failures: {
-    rateLimit: {
-      status: 429,
-      body: { type: "error", error: { type: "rate_limit_error", message: "Rate limit reached." } },
-    },
-    quota: { status: 402, body: { type: "error", error: { type: "billing_error", message: "Billing problem." } } },
-  },
+  answer: nativeAnswers.anthropic,
+  failures: nativeFailures.anthropic,
   // @langchain/anthropic bundles its own @anthropic-ai/sdk (0.122), so its classes are matched by name.
   errorView: sdkErrorView,
   errorClass: sdkErrorClass,

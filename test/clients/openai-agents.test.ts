@@ -6,7 +6,6 @@
  * `openai` 6: the import below names the file the Agents SDK's own `import "openai"` resolves to.
  */
 
-import type { ServerResponse } from "node:http";
 import {
   Agent,
   type ModelSettings,
@@ -22,6 +21,7 @@ import { z } from "zod";
 import OpenAI from "../../node_modules/@openai/agents-openai/node_modules/openai/index.mjs";
 import type { ReceivedRequest } from "../support/fake-upstream.js";
 import { clientSetups, type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { answerJson, nativeAnswers, nativeFailures } from "../support/native-answers.js";
 
 // Traces would otherwise be exported to api.openai.com.
 setTracingDisabled(true);
@@ -228,47 +228,12 @@ describe.each(clientSetups)(
   },
 );
 
-/** Writes one JSON answer on the fake upstream. */
-function answerJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  response.writeHead(status, { "content-type": "application/json", ...headers });
-  response.end(JSON.stringify(body));
-}
-
 /** A successful native answer whose text is `text`: a Responses `response` or a `chat.completion`. */
 function nativeSuccess(api: Api, text: string): unknown {
-  const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15 };
-  if (api.useResponses) {
-    return {
-      id: "resp_fake",
-      object: "response",
-      created_at: 1_700_000_000,
-      status: "completed",
-      model,
-      output: [
-        {
-          id: "msg_fake",
-          type: "message",
-          role: "assistant",
-          status: "completed",
-          content: [{ type: "output_text", text, annotations: [] }],
-        },
-      ],
-      usage: { ...usage, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
-    };
-  }
-  return {
-    id: "chatcmpl-fake",
-    object: "chat.completion",
-    created: 1_700_000_000,
-    model,
-    choices: [
-      { index: 0, message: { role: "assistant", content: text, refusal: null }, finish_reason: "stop", logprobs: null },
-    ],
-    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-  };
+  return api.useResponses ? nativeAnswers.responses(text) : nativeAnswers.chat(text);
 }
 
-const rateLimited = { error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } };
+const rateLimited = nativeFailures.openai.rateLimit.body;
 
 describe.each(apis)("what an Agents SDK client sees of failures, $api", (api) => {
   let harness: GatewayUnderTest;
