@@ -1,4 +1,4 @@
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { selfTest } from "./admin/self-test.js";
 import { adminRefusal, adminRoutes } from "./admin-routes.js";
 import { dashboardHtml, dashboardScript } from "./dashboard/dashboard-page.js";
@@ -32,10 +32,7 @@ const selfTestTimeoutMs = 60_000;
 export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
 
-  app.use(async function assignRef(c, next) {
-    c.set("ref", deps.newRef());
-    await next();
-  });
+  app.use(assignRef(deps));
 
   if (deps.config.corsOrigins !== undefined) {
     // Before every route, so that a preflight (which carries no key) is answered before the key check. The admin
@@ -143,13 +140,18 @@ function metricsHandler(deps: Deps) {
   };
 }
 
+/** Gives every request its `ref` before anything else runs. */
+function assignRef(deps: Deps): MiddlewareHandler<Env> {
+  return async function assignRef(c, next) {
+    c.set("ref", deps.newRef());
+    await next();
+  };
+}
+
 /** `/metrics` alone, for a port of its own (`PROMPTGATE_METRICS_PORT`). */
 export function metricsApp(deps: Deps): Hono<Env> {
   const app = new Hono<Env>();
-  app.use(async (c, next) => {
-    c.set("ref", deps.newRef());
-    await next();
-  });
+  app.use(assignRef(deps));
   app.get("/metrics", metricsHandler(deps));
   return app;
 }

@@ -1,3 +1,5 @@
+import type { GenAiOperation } from "../surfaces/surface.js";
+import { surfaces } from "../surfaces/surfaces.js";
 import { validationOutcome } from "./call-metrics.js";
 import type { CallRecord } from "./call-record.js";
 
@@ -21,20 +23,12 @@ export interface CallSpan {
 /** A span attribute's value. */
 export type SpanValue = string | number | boolean | string[];
 
-/** The GenAI operation a route performs: `chat` for a conversation, `generate_content` for Gemini, else `other`. */
-export function operationOf(route: string): string {
-  if (route.endsWith(":generateContent") || route.endsWith(":streamGenerateContent")) return "generate_content";
-  if (route === "/chat/completions" || route === "/v1/messages" || route === "/responses") return "chat";
-  return "other";
-}
+const genAiNames = new Map(surfaces.map((surface) => [surface.name, surface.genAi]));
 
-/** The `gen_ai.provider.name` of a surface (the API the client called), after the GenAI conventions' names. */
-const providerNames: Record<string, string> = {
-  openai: "openai",
-  gemini: "gcp.gemini",
-  anthropic: "anthropic",
-  "openai-compatible": "openai",
-};
+/** The GenAI operation of a call's route, as its surface names it (`chat`, `generate_content`, else `other`). */
+export function operationOf(record: CallRecord): GenAiOperation {
+  return genAiNames.get(record.surface)?.operation(record.route) ?? "other";
+}
 
 /**
  * A call's span name and attributes after the OpenTelemetry GenAI conventions (still in development), plus
@@ -42,10 +36,10 @@ const providerNames: Record<string, string> = {
  * sizes and outcomes: never a prompt, an answer or a key.
  */
 export function spanOf(record: CallRecord): { name: string; attributes: Record<string, SpanValue> } {
-  const operation = operationOf(record.route);
+  const operation = operationOf(record);
   const attributes: Record<string, SpanValue> = {
     "gen_ai.operation.name": operation,
-    "gen_ai.provider.name": providerNames[record.surface] ?? record.surface,
+    "gen_ai.provider.name": genAiNames.get(record.surface)?.provider ?? record.surface,
     "promptgate.ref": record.ref,
     "promptgate.surface": record.surface,
     "promptgate.decision": record.decision,

@@ -247,6 +247,15 @@ export interface RenderedError {
   headers: Record<string, string>;
 }
 
+/** A route's operation in the GenAI conventions' terms: a conversation, Gemini's content generation, or another. */
+export type GenAiOperation = "chat" | "generate_content" | "other";
+
+/** A surface's names in the GenAI conventions: `gen_ai.provider.name`, and `gen_ai.operation.name` of a route. */
+export interface GenAiNames {
+  provider: string;
+  operation(route: string): GenAiOperation;
+}
+
 /**
  * One provider API as clients speak it: its routes, how its bodies read, which headers
  * travel upstream, and its native error shape. Everything provider-specific lives here.
@@ -287,6 +296,8 @@ export interface Surface {
   upstream: ProviderUpstream;
   /** The built-in simulated stand-in for this provider, used when no upstream and no key is configured. */
   simulated: SimulatedStandIn;
+  /** How metrics and traces name this provider and a route's operation, after the OpenTelemetry GenAI conventions. */
+  genAi: GenAiNames;
   /** Reads the provider's native error body into a class; the status decides where it says nothing more. */
   classifyError?: ErrorRecogniser;
   /** The native error shape of this surface. */

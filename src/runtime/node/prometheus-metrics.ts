@@ -161,7 +161,7 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
       firstBytesOf(record.provider, model).observe(timing.first_byte_ms / 1000);
       if (timing.total_ms === undefined) return;
       addedOf(record.surface).observe(Math.max(0, durationMs - timing.total_ms) / 1000);
-      const operation = operationOf(record.route);
+      const operation = operationOf(record);
       operationsOf(operation, model, record.provider).observe(timing.total_ms / 1000);
       const usage = record.usage;
       if (usage?.input_tokens !== undefined)

@@ -33,6 +33,7 @@ function anthropicReasoning(body: JsonObject): RequestedReasoning | undefined {
 /** The Anthropic Messages API at `/anthropic`. */
 export const anthropicSurface: Surface = {
   name: "anthropic",
+  genAi: { provider: "anthropic", operation: (route) => (route === "/v1/messages" ? "chat" : "other") },
   mount: "/anthropic",
   match(method, path) {
     const endpoint = routes[path];

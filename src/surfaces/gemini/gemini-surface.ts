@@ -68,6 +68,11 @@ function modelOf(path: string): string | undefined {
 /** The Gemini API (generateContent, streamGenerateContent, countTokens, models) at `/gemini`. */
 export const geminiSurface: Surface = {
   name: "gemini",
+  genAi: {
+    provider: "gcp.gemini",
+    operation: (route) =>
+      route.endsWith(":generateContent") || route.endsWith(":streamGenerateContent") ? "generate_content" : "other",
+  },
   mount: "/gemini",
   match(method, path) {
     if (listRoute.test(path)) return forMethod(method, "GET", { kind: "proxy" });

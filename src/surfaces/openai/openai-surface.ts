@@ -48,6 +48,10 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
 /** The OpenAI API (Chat Completions, Responses with their stored responses, Models) at `/openai/v1`. */
 export const openaiSurface: Surface = {
   name: "openai",
+  genAi: {
+    provider: "openai",
+    operation: (route) => (route === "/chat/completions" || route === "/responses" ? "chat" : "other"),
+  },
   mount: "/openai/v1",
   match(method, path) {
     const route = routes[path];
