@@ -12,10 +12,13 @@ import { runLoad } from "./load.js";
 import { promptgateListening, readyLine, startProcess } from "./processes.js";
 
 const seconds = Number(process.argv[2] ?? 8);
+/** `--keep DIR`: keep the .cpuprofile there (for Chrome DevTools or a closer look) instead of deleting it. */
+const keepAt = process.argv.indexOf("--keep");
+const keep = keepAt === -1 ? undefined : process.argv[keepAt + 1];
 const root = join(import.meta.dirname, "..");
 const tsx = ["--import", "tsx"];
 const body = Buffer.from(JSON.stringify(chatRequest(realisticMessageChars)));
-const directory = join(tmpdir(), `promptgate-profile-${Date.now()}`);
+const directory = keep ?? join(tmpdir(), `promptgate-profile-${Date.now()}`);
 await mkdir(directory, { recursive: true });
 
 const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
@@ -51,5 +54,5 @@ try {
 } finally {
   await gateway.process.stop();
   await upstream.process.stop();
-  await rm(directory, { recursive: true, force: true });
+  if (keep === undefined) await rm(directory, { recursive: true, force: true });
 }

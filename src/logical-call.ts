@@ -48,6 +48,23 @@ export interface InlinePrefix {
   other: number;
 }
 
+/**
+ * A text the gateway counted straight from the request's bytes (see src/json/json-tape.ts): its
+ * code points are known, and its characters are decoded only if something reads them.
+ */
+export interface CountedText {
+  readonly chars: number;
+  readonly text: string;
+}
+
+/** A text of a call: a string, or a text counted from the bytes. */
+export type CallText = string | CountedText;
+
+/** The characters of a call's text. */
+export function textString(text: CallText): string {
+  return typeof text === "string" ? text : text.text;
+}
+
 /** The logical input of one call, as the model sees it, independent of the wire format. */
 export interface LogicalCall {
   /** The requested model, when the wire body or URL names one. */
@@ -55,15 +72,15 @@ export interface LogicalCall {
   /** Whether the client asked for a streamed answer. */
   stream: boolean;
   /** System text: system/developer messages, instructions, systemInstruction, system. */
-  system: string[];
+  system: CallText[];
   /** Message text parts, names, tool calls and tool results (structured ones as compact JSON). */
-  messages: string[];
+  messages: CallText[];
   /** Tool or function declarations; measured as compact JSON. */
   tools: unknown[];
   /** The response schema as transported natively, if any; measured as compact JSON. */
   responseSchema: unknown;
   /** The name and description the native response format gives its schema. */
-  schemaTexts: string[];
+  schemaTexts: CallText[];
   /** Every other field the model may read, counted as compact JSON of key and value. */
   other: OtherField[];
   /** Binary media (images, audio, video, PDF): not characters, counted separately. */

@@ -1,6 +1,7 @@
 import { GatewayError } from "../errors/gateway-error.js";
-import { parseJsonBody } from "../http/read-body.js";
+import { maxNestingDepth, parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
+import { lazyObject, scanJson, type Tape } from "../json/json-tape.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { ProviderTarget } from "../routing/route-call.js";
@@ -30,10 +31,11 @@ export interface PreparedCall {
   omitted: string[];
 }
 
-/** A client's request, parsed: its wire body and its logical call. */
+/** A client's request, read: its wire body and its logical call. */
 export interface ParsedCall {
   bytes: Uint8Array<ArrayBuffer>;
-  body: JsonObject;
+  /** The parsed body; a body measured from its bytes is parsed only when this is first read. */
+  readonly body: JsonObject;
   call: LogicalCall;
 }
 
@@ -41,9 +43,11 @@ export interface ParsedCall {
 export const numberLiterals = "(number literals)";
 
 /**
- * Parses a client's body into its logical call, or INVALID_REQUEST; under a policy that refuses
+ * Reads a client's body into its logical call, or INVALID_REQUEST; under a policy that refuses
  * fields its surface does not know, a call that carries one (except on a count route, which is
- * never refused) is INVALID_REQUEST naming its path.
+ * never refused) is INVALID_REQUEST naming its path. A body the scanner is sure of is measured
+ * from its bytes, and parsed only if a later step reads it; any other is parsed, and the parser's
+ * verdict stands.
  */
 export function parseCall(
   endpoint: MeasuredEndpoint,
@@ -51,8 +55,19 @@ export function parseCall(
   path: string,
   policy: PolicyVersion,
 ): ParsedCall {
-  const { body, numberExcess } = parseJsonBody(bytes);
-  const call = endpoint.parse(body, path);
+  const tape = endpoint.readTape === undefined ? undefined : scanJson(bytes, maxNestingDepth);
+  let body: JsonObject | undefined;
+  let call: LogicalCall;
+  let numberExcess: number;
+  if (tape !== undefined && endpoint.readTape !== undefined) {
+    call = endpoint.readTape(tape, path);
+    numberExcess = tape.numberExcess;
+  } else {
+    const parsed = parseJsonBody(bytes);
+    body = parsed.body;
+    call = endpoint.parse(body, path);
+    numberExcess = parsed.numberExcess;
+  }
   // The client's bytes go upstream as written: digits its number literals carry beyond their values count too.
   if (numberExcess > 0) call.other.push({ path: numberLiterals, chars: numberExcess, unknown: false });
   if (policy.policy.window.unknown_fields === "reject" && endpoint.kind !== "count") {
@@ -66,7 +81,15 @@ export function parseCall(
       );
     }
   }
-  return { bytes, body, call };
+  return {
+    bytes,
+    call,
+    get body() {
+      // Set already unless the body was measured from its tape.
+      body ??= lazyObject(tape as Tape);
+      return body;
+    },
+  };
 }
 
 const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
 import { embeddedJsonObjects } from "../json/embedded-json.js";
 import { sha256Hex } from "../json/sha256-hex.js";
-import type { LogicalCall } from "../logical-call.js";
+import { type LogicalCall, textString } from "../logical-call.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
@@ -91,7 +91,7 @@ async function rememberPrefix(
 async function schemaHashes(call: LogicalCall): Promise<string[]> {
   const canonicals = new Set<string>();
   for (const text of [...call.system, ...call.messages]) {
-    for (const canonical of embeddedJsonObjects(text, maxSchemaHashes)) canonicals.add(canonical);
+    for (const canonical of embeddedJsonObjects(textString(text), maxSchemaHashes)) canonicals.add(canonical);
     if (canonicals.size >= maxSchemaHashes) break;
   }
   return Promise.all([...canonicals].slice(0, maxSchemaHashes).map(sha256Hex));

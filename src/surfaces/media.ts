@@ -1,4 +1,5 @@
 import { invalidRequest } from "../errors/gateway-error.js";
+import type { CallText } from "../logical-call.js";
 import { countOther, type Rule, type Walk } from "./wire-rules.js";
 
 /** Binary media: the model sees them as images, sound, video or pages, counted as media parts. */
@@ -109,6 +110,6 @@ function percentDecoded(data: string): string {
   }
 }
 
-function textsOf(walk: Walk): string[] {
+function textsOf(walk: Walk): CallText[] {
   return walk.section === "system" ? walk.call.system : walk.call.messages;
 }

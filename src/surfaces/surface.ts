@@ -1,6 +1,7 @@
 import type { UpstreamRequest } from "../deps.js";
 import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
+import type { Tape } from "../json/json-tape.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { RequestedReasoning } from "../routing/reasoning.js";
@@ -107,6 +108,11 @@ export interface MeasuredEndpoint {
   kind: "generate" | "count" | "cache";
   /** Parses the wire body into the logical call; `path` is the route path below the surface's mount. */
   parse(body: JsonObject, path: string): LogicalCall;
+  /**
+   * The same as `parse`, reading the body from its bytes scanned into a tape (src/json/json-tape.ts)
+   * without parsing it; absent, the body is parsed.
+   */
+  readTape?(tape: Tape, path: string): LogicalCall;
   /** Structured output of a `generate` route. */
   structuredOutput?: StructuredOutput;
   prefixEffect?: PrefixEffectReader;

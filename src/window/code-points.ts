@@ -1,4 +1,5 @@
 import { compactForm } from "../json/compact-json.js";
+import type { CallText } from "../logical-call.js";
 
 const surrogate = /[\uD800-\uDFFF]/;
 
@@ -24,10 +25,10 @@ export function codePoints(text: string): number {
   return count;
 }
 
-/** Counts the code points of several texts together. */
-export function codePointsOf(texts: readonly string[]): number {
+/** Counts the code points of several texts together; a text counted from the bytes already knows its count. */
+export function codePointsOf(texts: readonly CallText[]): number {
   let count = 0;
-  for (const text of texts) count += codePoints(text);
+  for (const text of texts) count += typeof text === "string" ? codePoints(text) : text.chars;
   return count;
 }
 

@@ -1,5 +1,5 @@
 import { containsJsonValue } from "../json/embedded-json.js";
-import type { LogicalCall, OtherField } from "../logical-call.js";
+import { type LogicalCall, type OtherField, textString } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { codePointsOf, compactJsonCodePoints } from "./code-points.js";
 
@@ -102,7 +102,8 @@ export function measure(call: LogicalCall, context: MeasureContext, counts = cou
   const schemaDeduplicated =
     preflight &&
     call.responseSchema !== undefined &&
-    (context.cachedPrefix.containsSchema || call.system.some((text) => containsJsonValue(text, call.responseSchema)));
+    (context.cachedPrefix.containsSchema ||
+      call.system.some((text) => containsJsonValue(textString(text), call.responseSchema)));
   const schemaChars = (schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema)) + counts.schemaTexts;
   const prefixChars = context.cachedPrefix.chars + counts.inline;
   const totalChars = counts.system + counts.messages + counts.tools + schemaChars + counts.other + prefixChars;

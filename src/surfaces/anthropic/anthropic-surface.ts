@@ -3,7 +3,7 @@ import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
-import { parseMessages } from "./messages-body.js";
+import { parseMessages, readMessagesTape } from "./messages-body.js";
 import { messagesStructuredOutput } from "./messages-structured-output.js";
 import { messagesTokenCount } from "./messages-token-count.js";
 import { anthropicChatTranslation, anthropicThinkingBudgets } from "./openai-chat-translation.js";
@@ -14,11 +14,12 @@ const routes: Record<string, Endpoint> = {
   "/v1/messages": {
     kind: "generate",
     parse: parseMessages,
+    readTape: readMessagesTape,
     structuredOutput: messagesStructuredOutput,
     tokenCount: messagesTokenCount,
     reasoningOf: anthropicReasoning,
   },
-  "/v1/messages/count_tokens": { kind: "count", parse: parseMessages },
+  "/v1/messages/count_tokens": { kind: "count", parse: parseMessages, readTape: readMessagesTape },
 };
 
 /** The level of `thinking`: `none` when disabled, else its `budget_tokens` read by the translation's budgets. */

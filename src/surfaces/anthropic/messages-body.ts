@@ -1,4 +1,5 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { memberValue, type Tape } from "../../json/json-tape.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countInlineData, mediaType } from "../media.js";
 import { isObject, type JsonObject, optionalString } from "../wire-fields.js";
@@ -13,6 +14,7 @@ import {
   parameters,
   type Rule,
   readBody,
+  readTape,
   required,
   responseSchema,
   section,
@@ -255,9 +257,19 @@ const messages = object(
 
 /** Parses a Messages (or count_tokens) body into its logical call. */
 export function parseMessages(body: JsonObject): LogicalCall {
-  const config = body.output_config;
-  if (isObject(config) && config.format != null && body.output_format != null) {
+  refuseTwoFormats(body.output_config, body.output_format);
+  return readBody(messages, body, emptyCall());
+}
+
+/** Reads a Messages (or count_tokens) body from its tape, as `parseMessages` reads it parsed. */
+export function readMessagesTape(tape: Tape): LogicalCall {
+  refuseTwoFormats(memberValue(tape, 0, "output_config"), memberValue(tape, 0, "output_format"));
+  return readTape(messages, tape, emptyCall());
+}
+
+/** The two spellings of the output format are not taken together. */
+function refuseTwoFormats(config: unknown, format: unknown): void {
+  if (isObject(config) && config.format != null && format != null) {
     throw invalidRequest("'output_config.format' and 'output_format' must not both be set.", "output_format");
   }
-  return readBody(messages, body, emptyCall());
 }

@@ -1,7 +1,7 @@
 import { emptyCall } from "../../logical-call.js";
 import type { Endpoint, MethodNotAllowed, PrefixEffect, PrefixEffectReader } from "../surface.js";
 import type { JsonObject } from "../wire-fields.js";
-import { arrayOf, parameters, readBody } from "../wire-rules.js";
+import { arrayOf, parameters, readBody, readTape } from "../wire-rules.js";
 import { content, generateContentMembers, message } from "./generate-content-body.js";
 
 const collectionRoute = /^\/(v1beta|v1|v1alpha)\/cachedContents$/;
@@ -35,6 +35,7 @@ const createBody = message({
 const create: Endpoint = {
   kind: "cache",
   parse: (body) => readBody(createBody, body, emptyCall()),
+  readTape: (tape) => readTape(createBody, tape, emptyCall()),
   prefixEffect: effectOf("cached-content-created"),
 };
 

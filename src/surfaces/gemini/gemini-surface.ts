@@ -8,7 +8,7 @@ import { classifyGeminiError } from "./classify-gemini-error.js";
 import { geminiStructuredOutput } from "./gemini-structured-output.js";
 import { geminiChatTranslation, geminiThinkingBudgets } from "./openai-chat-translation.js";
 import { parseCountTokens } from "./parse-count-tokens.js";
-import { parseGenerateContent } from "./parse-generate-content.js";
+import { parseGenerateContent, readGenerateContentTape } from "./parse-generate-content.js";
 import { renderGeminiError, renderGeminiStreamError } from "./render-gemini-error.js";
 import { createGeminiSimulator } from "./simulated/simulator.js";
 
@@ -19,6 +19,7 @@ const methods: Record<string, Endpoint> = {
   generateContent: {
     kind: "generate",
     parse: (body, path) => parseGenerateContent(body, modelOf(path), false),
+    readTape: (tape, path) => readGenerateContentTape(tape, modelOf(path), false),
     structuredOutput: geminiStructuredOutput,
     tokenCount: generateContentTokenCount,
     reasoningOf: geminiReasoning,
@@ -26,6 +27,7 @@ const methods: Record<string, Endpoint> = {
   streamGenerateContent: {
     kind: "generate",
     parse: (body, path) => parseGenerateContent(body, modelOf(path), true),
+    readTape: (tape, path) => readGenerateContentTape(tape, modelOf(path), true),
     structuredOutput: geminiStructuredOutput,
     tokenCount: generateContentTokenCount,
     reasoningOf: geminiReasoning,

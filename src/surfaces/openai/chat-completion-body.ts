@@ -1,3 +1,4 @@
+import type { Tape } from "../../json/json-tape.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countMediaUrl } from "../media.js";
 import { asString, type JsonObject } from "../wire-fields.js";
@@ -12,6 +13,7 @@ import {
   parameters,
   type Rule,
   readBody,
+  readTape,
   required,
   responseSchema,
   section,
@@ -170,4 +172,9 @@ const chatCompletion = object({
 /** Parses a Chat Completions request body into its logical call. */
 export function parseChatCompletion(body: JsonObject): LogicalCall {
   return readBody(chatCompletion, body, emptyCall());
+}
+
+/** Reads a Chat Completions body from its tape, as `parseChatCompletion` reads it parsed. */
+export function readChatCompletionTape(tape: Tape): LogicalCall {
+  return readTape(chatCompletion, tape, emptyCall());
 }

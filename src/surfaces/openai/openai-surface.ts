@@ -3,11 +3,11 @@ import { jsonObjectOf } from "../../json/json-object-of.js";
 import type { RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject } from "../wire-fields.js";
-import { parseChatCompletion } from "./chat-completion-body.js";
+import { parseChatCompletion, readChatCompletionTape } from "./chat-completion-body.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
 import { classifyOpenAIError } from "./classify-openai-error.js";
 import { renderOpenAIError, renderOpenAIStreamError } from "./render-openai-error.js";
-import { parseResponseCreate } from "./response-create-body.js";
+import { parseResponseCreate, readResponseCreateTape } from "./response-create-body.js";
 import { finalResponseOf, responseStored } from "./responses-history.js";
 import { responsesJobs } from "./responses-jobs.js";
 import { responsesSessions } from "./responses-session.js";
@@ -22,6 +22,7 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
     endpoint: {
       kind: "generate",
       parse: parseChatCompletion,
+      readTape: readChatCompletionTape,
       structuredOutput: chatStructuredOutput,
       reasoningOf: (body) => requestedLevel(body.reasoning_effort, "reasoning_effort"),
     },
@@ -31,6 +32,7 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
     endpoint: {
       kind: "generate",
       parse: parseResponseCreate,
+      readTape: readResponseCreateTape,
       structuredOutput: responsesStructuredOutput,
       prefixEffect: responseStored,
       finalResponseOf,
@@ -41,7 +43,10 @@ const routes: Record<string, { method: string; endpoint: Endpoint }> = {
         isObject(body.reasoning) ? requestedLevel(body.reasoning.effort, "reasoning.effort") : undefined,
     },
   },
-  "/responses/input_tokens": { method: "POST", endpoint: { kind: "count", parse: parseResponseCreate } },
+  "/responses/input_tokens": {
+    method: "POST",
+    endpoint: { kind: "count", parse: parseResponseCreate, readTape: readResponseCreateTape },
+  },
   "/models": { method: "GET", endpoint: { kind: "proxy", listsModels: true } },
 };
 

@@ -1,3 +1,4 @@
+import type { Tape } from "../../json/json-tape.js";
 import { cutText } from "../../json/member-path.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countMediaUrl } from "../media.js";
@@ -15,6 +16,7 @@ import {
   parameters,
   type Rule,
   readBody,
+  readTape,
   required,
   responseSchema,
   section,
@@ -267,4 +269,9 @@ const responseCreate = object({
 /** Parses a Responses API create body into its logical call. */
 export function parseResponseCreate(body: JsonObject): LogicalCall {
   return readBody(responseCreate, body, emptyCall());
+}
+
+/** Reads a Responses API create body from its tape, as `parseResponseCreate` reads it parsed. */
+export function readResponseCreateTape(tape: Tape): LogicalCall {
+  return readTape(responseCreate, tape, emptyCall());
 }

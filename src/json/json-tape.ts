@@ -1,0 +1,592 @@
+/**
+ * A JSON body read in one pass over its UTF-8 bytes, without decoding it into a string or parsing
+ * it into objects: a tape of its values in document order, each with its byte range, the index
+ * after its subtree, and what measurement needs of it: a string's code points, and every value's
+ * code points as compact JSON (what `JSON.stringify` of its parsed value would write).
+ *
+ * The scanner accepts only what it is sure of: valid UTF-8, valid JSON (the grammar `JSON.parse`
+ * takes), a top-level object, nesting no deeper than the limit, and no key twice in one object.
+ * Anything else returns undefined, and the caller defers to the parser, whose verdict (and error
+ * message) then stands. Values are decoded one at a time, only where a reader asks for one.
+ */
+
+/** The kinds of values on a tape. */
+export const TapeKind = { Object: 0, Array: 1, String: 2, Number: 3, True: 4, False: 5, Null: 6 } as const;
+export type TapeKind = (typeof TapeKind)[keyof typeof TapeKind];
+
+/** A body read into a tape. Token 0 is the top-level object. */
+export interface Tape {
+  bytes: Uint8Array;
+  /** Tokens on the tape. */
+  count: number;
+  kind: Uint8Array;
+  /** Byte offset of the token's first byte (a string's opening quote). */
+  start: Int32Array;
+  /** Byte offset just past the token (a container's closing bracket, a string's closing quote). */
+  end: Int32Array;
+  /** The index of the token after this value and its subtree. */
+  next: Int32Array;
+  /** A string's code points (decoded); a container's members or items. */
+  size: Int32Array;
+  /** Code points of the value's compact JSON (`JSON.stringify` of the parsed value). */
+  compact: Int32Array;
+  /** 1 when a string holds an escape, 2 when it holds a byte past ASCII. */
+  flags: Uint8Array;
+  /** Code points by which number literals are written longer than their values' compact JSON. */
+  numberExcess: number;
+  /** Member names decoded so far, by token index (see `keyOf`). */
+  keys: Map<number, string>;
+}
+
+const quote = 0x22;
+const backslash = 0x5c;
+const escapeFlag = 1;
+const wideFlag = 2;
+
+/** A number literal whose compact JSON is itself (the audit of the value path says the same, see audit-json-text.ts). */
+const plainInteger = /^-?(?:0|[1-9]\d{0,14})$/;
+
+const hexValue = new Int8Array(128).fill(-1);
+for (let digit = 0; digit < 10; digit++) hexValue[0x30 + digit] = digit;
+for (let letter = 0; letter < 6; letter++) {
+  hexValue[0x41 + letter] = 10 + letter;
+  hexValue[0x61 + letter] = 10 + letter;
+}
+
+/** The compact JSON length of one code point inside a string, as `JSON.stringify` escapes it. */
+function escapedLength(codePoint: number): number {
+  if (codePoint === quote || codePoint === backslash) return 2;
+  if (codePoint < 0x20) {
+    return codePoint === 0x08 || codePoint === 0x09 || codePoint === 0x0a || codePoint === 0x0c || codePoint === 0x0d
+      ? 2
+      : 6;
+  }
+  // A lone surrogate: well-formed JSON.stringify writes it as \uXXXX.
+  if (codePoint >= 0xd800 && codePoint <= 0xdfff) return 6;
+  return 1;
+}
+
+class Scanner {
+  readonly bytes: Uint8Array;
+  readonly length: number;
+  at = 0;
+  count = 0;
+  kind: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  next: Int32Array;
+  size: Int32Array;
+  compact: Int32Array;
+  flags: Uint8Array;
+  numberExcess = 0;
+  /** Keys decoded while scanning (for duplicates), kept for the readers of the tape. */
+  readonly keys = new Map<number, string>();
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+    this.length = bytes.length;
+    // About one token per 16 bytes of a small body; a large one is mostly long text, and grows the tape if not.
+    const capacity = 64 + Math.min(bytes.length >> 4, 4096);
+    this.kind = new Uint8Array(capacity);
+    this.start = new Int32Array(capacity);
+    this.end = new Int32Array(capacity);
+    this.next = new Int32Array(capacity);
+    this.size = new Int32Array(capacity);
+    this.compact = new Int32Array(capacity);
+    this.flags = new Uint8Array(capacity);
+  }
+
+  /** A new token of `kind` starting at `start`; its index. */
+  token(kind: TapeKind, start: number): number {
+    if (this.count === this.kind.length) this.grow();
+    const index = this.count++;
+    this.kind[index] = kind;
+    this.start[index] = start;
+    this.flags[index] = 0;
+    return index;
+  }
+
+  grow(): void {
+    const capacity = this.kind.length * 2;
+    const wider = <T extends Uint8Array | Int32Array>(array: T, make: (size: number) => T): T => {
+      const copy = make(capacity);
+      copy.set(array);
+      return copy;
+    };
+    this.kind = wider(this.kind, (size) => new Uint8Array(size));
+    this.flags = wider(this.flags, (size) => new Uint8Array(size));
+    this.start = wider(this.start, (size) => new Int32Array(size));
+    this.end = wider(this.end, (size) => new Int32Array(size));
+    this.next = wider(this.next, (size) => new Int32Array(size));
+    this.size = wider(this.size, (size) => new Int32Array(size));
+    this.compact = wider(this.compact, (size) => new Int32Array(size));
+  }
+
+  skipSpace(): void {
+    const bytes = this.bytes;
+    let at = this.at;
+    for (;;) {
+      const byte = bytes[at];
+      if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) break;
+      at++;
+    }
+    this.at = at;
+  }
+
+  /** Reads one value at the current position; false when the text is not what the scanner accepts. */
+  value(depth: number): boolean {
+    this.skipSpace();
+    const byte = this.bytes[this.at];
+    if (byte === quote) return this.string();
+    if (byte === 0x7b) return this.object(depth + 1);
+    if (byte === 0x5b) return this.array(depth + 1);
+    if (byte === 0x74) return this.literal(TapeKind.True, "true");
+    if (byte === 0x66) return this.literal(TapeKind.False, "false");
+    if (byte === 0x6e) return this.literal(TapeKind.Null, "null");
+    return this.number();
+  }
+
+  literal(kind: TapeKind, word: string): boolean {
+    const bytes = this.bytes;
+    const start = this.at;
+    for (let index = 0; index < word.length; index++) {
+      if (bytes[start + index] !== word.charCodeAt(index)) return false;
+    }
+    const index = this.token(kind, start);
+    this.at = start + word.length;
+    this.end[index] = this.at;
+    this.next[index] = index + 1;
+    this.compact[index] = word.length;
+    return true;
+  }
+
+  number(): boolean {
+    const bytes = this.bytes;
+    const start = this.at;
+    let at = start;
+    if (bytes[at] === 0x2d) at++;
+    const first = bytes[at];
+    if (first === 0x30) at++;
+    else if (first !== undefined && first >= 0x31 && first <= 0x39) {
+      at++;
+      for (let digit = bytes[at]; digit !== undefined && digit >= 0x30 && digit <= 0x39; digit = bytes[++at]);
+    } else return false;
+    const digits = at - start - (bytes[start] === 0x2d ? 1 : 0);
+    let integer = true;
+    if (bytes[at] === 0x2e) {
+      integer = false;
+      at++;
+      const fraction = at;
+      for (let digit = bytes[at]; digit !== undefined && digit >= 0x30 && digit <= 0x39; digit = bytes[++at]);
+      if (at === fraction) return false;
+    }
+    if (bytes[at] === 0x65 || bytes[at] === 0x45) {
+      integer = false;
+      at++;
+      if (bytes[at] === 0x2b || bytes[at] === 0x2d) at++;
+      const exponent = at;
+      for (let digit = bytes[at]; digit !== undefined && digit >= 0x30 && digit <= 0x39; digit = bytes[++at]);
+      if (at === exponent) return false;
+    }
+    const index = this.token(TapeKind.Number, start);
+    this.at = at;
+    this.end[index] = at;
+    this.next[index] = index + 1;
+    const length = at - start;
+    // An integer of at most 15 digits is its own compact JSON, but -0, whose is "0".
+    if (integer && digits <= 15) {
+      this.compact[index] = length === 2 && bytes[start] === 0x2d && bytes[start + 1] === 0x30 ? 1 : length;
+      return true;
+    }
+    const literal = String.fromCharCode.apply(null, bytes.subarray(start, at) as unknown as number[]);
+    if (plainInteger.test(literal)) {
+      this.compact[index] = literal === "-0" ? 1 : literal.length;
+    } else {
+      const compact = (JSON.stringify(Number(literal)) ?? "").length;
+      this.compact[index] = compact;
+      if (literal.length > compact) this.numberExcess += literal.length - compact;
+    }
+    return true;
+  }
+
+  /** A string: validates its UTF-8 and escapes, and counts its code points as decoded and as compact JSON. */
+  string(): boolean {
+    const bytes = this.bytes;
+    const length = this.length;
+    const start = this.at;
+    let at = start + 1;
+    let chars = 0;
+    let compact = 2;
+    let flags = 0;
+    for (;;) {
+      // A run of plain ASCII, the bulk of most text, in the tightest loop.
+      const run = at;
+      let byte = bytes[at] as number;
+      while (byte >= 0x20 && byte < 0x80 && byte !== quote && byte !== backslash) byte = bytes[++at] as number;
+      chars += at - run;
+      compact += at - run;
+      if (at >= length) return false;
+      if (byte === quote) break;
+      if (byte < 0x80) {
+        if (byte === backslash) {
+          flags |= escapeFlag;
+          const escaped = bytes[at + 1];
+          if (escaped === 0x75) {
+            let unit = this.hex4(at + 2);
+            if (unit < 0) return false;
+            at += 6;
+            if (unit >= 0xd800 && unit <= 0xdbff && bytes[at] === backslash && bytes[at + 1] === 0x75) {
+              const low = this.hex4(at + 2);
+              if (low < 0) return false;
+              if (low >= 0xdc00 && low <= 0xdfff) {
+                // A surrogate pair: one code point, written as itself.
+                at += 6;
+                unit = 0x10000;
+              }
+            }
+            chars++;
+            compact += escapedLength(unit);
+            continue;
+          }
+          if (escaped === quote || escaped === backslash) compact += 2;
+          else if (escaped === 0x62 || escaped === 0x66 || escaped === 0x6e || escaped === 0x72 || escaped === 0x74)
+            compact += 2;
+          else if (escaped === 0x2f) compact += 1;
+          else return false;
+          chars++;
+          at += 2;
+          continue;
+        }
+        // A raw control character is not JSON.
+        return false;
+      }
+      flags |= wideFlag;
+      const width = this.utf8Width(at, byte);
+      if (width === 0) return false;
+      at += width;
+      chars++;
+      compact++;
+    }
+    const index = this.token(TapeKind.String, start);
+    this.at = at + 1;
+    this.end[index] = at + 1;
+    this.next[index] = index + 1;
+    this.size[index] = chars;
+    this.compact[index] = compact;
+    this.flags[index] = flags;
+    return true;
+  }
+
+  /** The value of four hex digits at `at`, or -1. */
+  hex4(at: number): number {
+    let unit = 0;
+    for (let index = at; index < at + 4; index++) {
+      const byte = this.bytes[index];
+      const digit = byte === undefined || byte >= 128 ? -1 : (hexValue[byte] as number);
+      if (digit < 0) return -1;
+      unit = unit * 16 + digit;
+    }
+    return unit;
+  }
+
+  /** The byte length of the well-formed UTF-8 sequence of lead byte `lead` at `at`, or 0 (as a fatal TextDecoder refuses it). */
+  utf8Width(at: number, lead: number): number {
+    const bytes = this.bytes;
+    const second = bytes[at + 1] ?? 0;
+    if (lead >= 0xc2 && lead <= 0xdf) return (second & 0xc0) === 0x80 ? 2 : 0;
+    if (lead >= 0xe0 && lead <= 0xef) {
+      const low = lead === 0xe0 ? 0xa0 : 0x80;
+      const high = lead === 0xed ? 0x9f : 0xbf;
+      if (second < low || second > high) return 0;
+      return ((bytes[at + 2] ?? 0) & 0xc0) === 0x80 ? 3 : 0;
+    }
+    if (lead >= 0xf0 && lead <= 0xf4) {
+      const low = lead === 0xf0 ? 0x90 : 0x80;
+      const high = lead === 0xf4 ? 0x8f : 0xbf;
+      if (second < low || second > high) return 0;
+      return ((bytes[at + 2] ?? 0) & 0xc0) === 0x80 && ((bytes[at + 3] ?? 0) & 0xc0) === 0x80 ? 4 : 0;
+    }
+    return 0;
+  }
+
+  array(depth: number): boolean {
+    if (depth > this.maxDepth) return false;
+    const index = this.token(TapeKind.Array, this.at);
+    this.at++;
+    let items = 0;
+    let compact = 2;
+    this.skipSpace();
+    if (this.bytes[this.at] === 0x5d) this.at++;
+    else {
+      for (;;) {
+        const item = this.count;
+        if (!this.value(depth)) return false;
+        compact += (this.compact[item] as number) + (items === 0 ? 0 : 1);
+        items++;
+        this.skipSpace();
+        const byte = this.bytes[this.at];
+        this.at++;
+        if (byte === 0x5d) break;
+        if (byte !== 0x2c) return false;
+      }
+    }
+    this.end[index] = this.at;
+    this.next[index] = this.count;
+    this.size[index] = items;
+    this.compact[index] = compact;
+    return true;
+  }
+
+  object(depth: number): boolean {
+    if (depth > this.maxDepth) return false;
+    const bytes = this.bytes;
+    const index = this.token(TapeKind.Object, this.at);
+    this.at++;
+    let members = 0;
+    let compact = 2;
+    let seen: Set<string> | undefined;
+    const firstKey = this.count;
+    const keys = this.keys;
+    this.skipSpace();
+    if (bytes[this.at] === 0x7d) this.at++;
+    else {
+      for (;;) {
+        this.skipSpace();
+        if (bytes[this.at] !== quote) return false;
+        const key = this.count;
+        if (!this.string()) return false;
+        // No key twice: a parser keeps only the last, while the bytes sent upstream keep them all.
+        if (members < 8) {
+          for (let other = firstKey; other < key; other = this.next[other + 1] as number) {
+            if (this.sameKey(other, key, keys)) return false;
+          }
+        } else {
+          if (seen === undefined) {
+            seen = new Set();
+            for (let other = firstKey; other < key; other = this.next[other + 1] as number) {
+              seen.add(this.keyText(other, keys));
+            }
+          }
+          const name = this.keyText(key, keys);
+          if (seen.has(name)) return false;
+          seen.add(name);
+        }
+        this.skipSpace();
+        if (bytes[this.at] !== 0x3a) return false;
+        this.at++;
+        const value = this.count;
+        if (!this.value(depth)) return false;
+        compact += (this.compact[key] as number) + 1 + (this.compact[value] as number) + (members === 0 ? 0 : 1);
+        members++;
+        this.skipSpace();
+        const byte = bytes[this.at];
+        this.at++;
+        if (byte === 0x7d) break;
+        if (byte !== 0x2c) return false;
+      }
+    }
+    this.end[index] = this.at;
+    this.next[index] = this.count;
+    this.size[index] = members;
+    this.compact[index] = compact;
+    return true;
+  }
+
+  maxDepth = 0;
+
+  /** Whether two key tokens name the same key: without escapes, exactly when their bytes are equal (UTF-8 is checked canonical). */
+  sameKey(first: number, second: number, keys: Map<number, string>): boolean {
+    if (((this.flags[first] as number) | (this.flags[second] as number)) & escapeFlag) {
+      return this.keyText(first, keys) === this.keyText(second, keys);
+    }
+    const bytes = this.bytes;
+    const start = this.start[first] as number;
+    const other = this.start[second] as number;
+    const length = (this.end[first] as number) - start;
+    if ((this.end[second] as number) - other !== length) return false;
+    for (let index = 1; index < length - 1; index++) if (bytes[start + index] !== bytes[other + index]) return false;
+    return true;
+  }
+
+  keyText(index: number, keys: Map<number, string>): string {
+    let text = keys.get(index);
+    if (text === undefined) {
+      text = decodeString(
+        this.bytes,
+        this.start[index] as number,
+        this.end[index] as number,
+        this.flags[index] as number,
+      );
+      keys.set(index, text);
+    }
+    return text;
+  }
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The text of a scanned string token's bytes, quotes included in `start`..`end`. */
+function decodeString(bytes: Uint8Array, start: number, end: number, flags: number): string {
+  if (flags === 0 && end - start <= 66) {
+    return String.fromCharCode.apply(null, bytes.subarray(start + 1, end - 1) as unknown as number[]);
+  }
+  if ((flags & escapeFlag) === 0) return decoder.decode(bytes.subarray(start + 1, end - 1));
+  return JSON.parse(decoder.decode(bytes.subarray(start, end))) as string;
+}
+
+/**
+ * Scans `bytes` into a tape, or undefined when they are not a JSON object the scanner is sure of
+ * (invalid UTF-8 or JSON, another top-level value, nesting past `maxDepth`, a duplicate key):
+ * the caller then defers to the parser.
+ */
+export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined {
+  const scanner = new Scanner(bytes);
+  scanner.maxDepth = maxDepth;
+  // A byte order mark is dropped, as the decoder of the parsing path drops it.
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) scanner.at = 3;
+  scanner.skipSpace();
+  if (bytes[scanner.at] !== 0x7b || !scanner.value(0)) return undefined;
+  scanner.skipSpace();
+  if (scanner.at !== bytes.length) return undefined;
+  return {
+    bytes,
+    count: scanner.count,
+    kind: scanner.kind,
+    start: scanner.start,
+    end: scanner.end,
+    next: scanner.next,
+    size: scanner.size,
+    compact: scanner.compact,
+    flags: scanner.flags,
+    numberExcess: scanner.numberExcess,
+    keys: scanner.keys,
+  };
+}
+
+/** The decoded name of a key token, remembered on the tape. */
+export function keyOf(tape: Tape, index: number): string {
+  let name = tape.keys.get(index);
+  if (name === undefined) {
+    name = tapeString(tape, index);
+    tape.keys.set(index, name);
+  }
+  return name;
+}
+
+/** The decoded text of a string token. */
+export function tapeString(tape: Tape, index: number): string {
+  return decodeString(tape.bytes, tape.start[index] as number, tape.end[index] as number, tape.flags[index] as number);
+}
+
+/** The parsed value of a token and its subtree, as `JSON.parse` gives it. */
+export function tapeValue(tape: Tape, index: number): unknown {
+  if (tape.kind[index] === TapeKind.String) return tapeString(tape, index);
+  return JSON.parse(decoder.decode(tape.bytes.subarray(tape.start[index], tape.end[index])));
+}
+
+/** Recurring values by their text, least recently used first. */
+const recurring = new Map<string, { value: unknown; bytes: number }>();
+/** Texts of 128 bytes to 64 KiB are kept, 4 MiB of them at most (their parsed values take a few times that). */
+const recurringBytes = { min: 128, max: 64 * 1024, total: 4 * 1024 * 1024 };
+let recurringTotal = 0;
+
+/**
+ * The parsed value of a token that recurs from call to call with the same bytes (a response schema, a
+ * tool declaration): the same frozen object each time its text recurs, so that what is derived from
+ * it once (its compact JSON, its compiled validator, its projection) is found again without parsing
+ * it. One object serves many calls, so it is never changed in place, as no parsed JSON is here
+ * (every transform copies; see compact-json.ts).
+ */
+export function recurringValue(tape: Tape, index: number): unknown {
+  const length = (tape.end[index] as number) - (tape.start[index] as number);
+  if ((tape.kind[index] as number) > TapeKind.Array || length < recurringBytes.min || length > recurringBytes.max) {
+    return tapeValue(tape, index);
+  }
+  const text = decoder.decode(tape.bytes.subarray(tape.start[index], tape.end[index]));
+  let entry = recurring.get(text);
+  if (entry !== undefined) {
+    recurring.delete(text);
+  } else {
+    entry = { value: JSON.parse(text), bytes: length };
+    recurringTotal += length;
+    for (const [oldest, { bytes }] of recurring) {
+      if (recurringTotal <= recurringBytes.total) break;
+      recurring.delete(oldest);
+      recurringTotal -= bytes;
+    }
+  }
+  recurring.set(text, entry);
+  return entry.value;
+}
+
+/** A string of a tape as a text of a call: its code points counted by the scan, its characters decoded when read. */
+export class TapeText {
+  readonly chars: number;
+  readonly #tape: Tape;
+  readonly #index: number;
+  #text: string | undefined;
+
+  constructor(tape: Tape, index: number) {
+    this.chars = tape.size[index] as number;
+    this.#tape = tape;
+    this.#index = index;
+  }
+
+  get text(): string {
+    this.#text ??= tapeString(this.#tape, this.#index);
+    return this.#text;
+  }
+}
+
+/** Whether key token `key` names `name`, compared without decoding the key where its bytes tell. */
+export function keyIs(tape: Tape, key: number, name: string): boolean {
+  const start = (tape.start[key] as number) + 1;
+  const length = (tape.end[key] as number) - 1 - start;
+  if (tape.flags[key] !== 0) return keyOf(tape, key) === name;
+  if (length !== name.length) return false;
+  const bytes = tape.bytes;
+  for (let index = 0; index < length; index++) if (bytes[start + index] !== name.charCodeAt(index)) return false;
+  return true;
+}
+
+/** The token of the value of member `name` of the object token `object`, or -1 when it has none. */
+export function memberToken(tape: Tape, object: number, name: string): number {
+  const end = tape.next[object] as number;
+  for (let key = object + 1; key < end; key = tape.next[key + 1] as number) {
+    if (keyIs(tape, key, name)) return key + 1;
+  }
+  return -1;
+}
+
+/** The parsed value of member `name` of the object token `object`, undefined when it has none. */
+export function memberValue(tape: Tape, object: number, name: string): unknown {
+  const token = memberToken(tape, object, name);
+  return token < 0 ? undefined : tapeValue(tape, token);
+}
+
+/**
+ * The top-level object of a tape as a parsed object whose members are parsed one by one, each when
+ * first read: reading `body.stream` parses that member alone, spreading or serializing the object
+ * parses them all. Its members are what `JSON.parse` gives, in the same order.
+ */
+export function lazyObject(tape: Tape, object = 0): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const end = tape.next[object] as number;
+  for (let key = object + 1; key < end; key = tape.next[key + 1] as number) {
+    const name = keyOf(tape, key);
+    const value = key + 1;
+    Object.defineProperty(fields, name, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const parsed = tapeValue(tape, value);
+        Object.defineProperty(fields, name, { value: parsed, writable: true, enumerable: true, configurable: true });
+        return parsed;
+      },
+      set(replaced: unknown) {
+        Object.defineProperty(fields, name, { value: replaced, writable: true, enumerable: true, configurable: true });
+      },
+    });
+  }
+  return fields;
+}
