@@ -66,6 +66,21 @@ function escapedLength(codePoint: number): number {
   return 1;
 }
 
+/** The columns of a tape of `capacity` tokens, in one allocation. */
+function tokenColumns(capacity: number) {
+  const buffer = new ArrayBuffer(capacity * 22);
+  const int32 = (column: number) => new Int32Array(buffer, column * capacity * 4, capacity);
+  return {
+    start: int32(0),
+    end: int32(1),
+    next: int32(2),
+    size: int32(3),
+    compact: int32(4),
+    kind: new Uint8Array(buffer, capacity * 20, capacity),
+    flags: new Uint8Array(buffer, capacity * 21, capacity),
+  };
+}
+
 class Scanner {
   readonly bytes: Uint8Array;
   readonly length: number;
@@ -85,15 +100,15 @@ class Scanner {
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
     this.length = bytes.length;
-    // About one token per 16 bytes of a small body; a large one is mostly long text, and grows the tape if not.
-    const capacity = 64 + Math.min(bytes.length >> 4, 4096);
-    this.kind = new Uint8Array(capacity);
-    this.start = new Int32Array(capacity);
-    this.end = new Int32Array(capacity);
-    this.next = new Int32Array(capacity);
-    this.size = new Int32Array(capacity);
-    this.compact = new Int32Array(capacity);
-    this.flags = new Uint8Array(capacity);
+    // At most one token per 8 bytes of a small body; a large one is mostly long text, and grows the tape if not.
+    const columns = tokenColumns(64 + Math.min(bytes.length >> 3, 8192));
+    this.kind = columns.kind;
+    this.start = columns.start;
+    this.end = columns.end;
+    this.next = columns.next;
+    this.size = columns.size;
+    this.compact = columns.compact;
+    this.flags = columns.flags;
   }
 
   /** A new token of `kind` starting at `start`; its index. */
@@ -107,19 +122,21 @@ class Scanner {
   }
 
   grow(): void {
-    const capacity = this.kind.length * 2;
-    const wider = <T extends Uint8Array | Int32Array>(array: T, make: (size: number) => T): T => {
-      const copy = make(capacity);
-      copy.set(array);
-      return copy;
-    };
-    this.kind = wider(this.kind, (size) => new Uint8Array(size));
-    this.flags = wider(this.flags, (size) => new Uint8Array(size));
-    this.start = wider(this.start, (size) => new Int32Array(size));
-    this.end = wider(this.end, (size) => new Int32Array(size));
-    this.next = wider(this.next, (size) => new Int32Array(size));
-    this.size = wider(this.size, (size) => new Int32Array(size));
-    this.compact = wider(this.compact, (size) => new Int32Array(size));
+    const columns = tokenColumns(this.kind.length * 2);
+    columns.kind.set(this.kind);
+    columns.flags.set(this.flags);
+    columns.start.set(this.start);
+    columns.end.set(this.end);
+    columns.next.set(this.next);
+    columns.size.set(this.size);
+    columns.compact.set(this.compact);
+    this.kind = columns.kind;
+    this.start = columns.start;
+    this.end = columns.end;
+    this.next = columns.next;
+    this.size = columns.size;
+    this.compact = columns.compact;
+    this.flags = columns.flags;
   }
 
   skipSpace(): void {
