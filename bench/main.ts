@@ -44,7 +44,10 @@ function gatewayTarget(label: string, port: number, pid: number): Target {
   return { key: "promptgate", label, url: `http://127.0.0.1:${port}${gatewayPath}`, headers: auth, pid };
 }
 
-/** Starts promptgate as `npm start` does, with node options before tsx and modules preloaded after it. */
+/**
+ * Starts promptgate as `npm start` does, the compiled JavaScript in dist/ (built by `npm run bench`; a checkout
+ * given with --against must be built too), with node options first and the bench's probes preloaded through tsx.
+ */
 function startGateway(
   upstream: string,
   extra: {
@@ -73,7 +76,7 @@ function startGateway(
     ...extra.env,
   };
   const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
-  const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "src/runtime/node/main.ts"];
+  const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "dist/runtime/node/main.js"];
   return tracked(startProcess(args, environment, promptgateListening, { cwd: extra.cwd ?? root }));
 }
 

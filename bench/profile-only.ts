@@ -1,6 +1,6 @@
 /*
  * A CPU profile of promptgate under load, alone (the last phase of `npm run bench`, without the
- * rest): `npx tsx bench/profile-only.ts [seconds]`. For finding what to cut; the figures that count
+ * rest) of the compiled gateway in dist/ (`npm run build` first): `npx tsx bench/profile-only.ts [seconds]`. For finding what to cut; the figures that count
  * come from a whole `npm run bench`.
  */
 import { mkdir, rm } from "node:fs/promises";
@@ -24,7 +24,7 @@ await mkdir(directory, { recursive: true });
 const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
 const spawned = Date.now();
 const gateway = await startProcess(
-  ["--cpu-prof", "--cpu-prof-dir", directory, ...tsx, "src/runtime/node/main.ts"],
+  ["--cpu-prof", "--cpu-prof-dir", directory, "dist/runtime/node/main.js"],
   {
     PORT: "0",
     HOST: "127.0.0.1",

@@ -100,8 +100,8 @@ class Scanner {
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
     this.length = bytes.length;
-    // At most one token per 8 bytes of a small body; a large one is mostly long text, and grows the tape if not.
-    const columns = tokenColumns(64 + Math.min(bytes.length >> 3, 8192));
+    // About one token per 32 bytes, as in a call of text and a schema; a body denser in tokens grows its tape.
+    const columns = tokenColumns(64 + Math.min(bytes.length >> 5, 8192));
     this.kind = columns.kind;
     this.start = columns.start;
     this.end = columns.end;
