@@ -46,6 +46,10 @@ const wideFlag = 2;
 /** A number literal whose compact JSON is itself (the audit of the value path says the same, see audit-json-text.ts). */
 const plainInteger = /^-?(?:0|[1-9]\d{0,14})$/;
 
+/** 1 for a byte that stands for itself in a string: ASCII but a control character, the quote and the backslash. */
+const plainText = new Uint8Array(256);
+for (let byte = 0x20; byte < 0x80; byte++) plainText[byte] = byte === quote || byte === backslash ? 0 : 1;
+
 const hexValue = new Int8Array(128).fill(-1);
 for (let digit = 0; digit < 10; digit++) hexValue[0x30 + digit] = digit;
 for (let letter = 0; letter < 6; letter++) {
@@ -81,6 +85,33 @@ function tokenColumns(capacity: number) {
   };
 }
 
+/**
+ * The end of the run of plain text bytes (see `plainText`) from `at`, found four bytes at a time from the first
+ * word boundary on, with the classic tests for a byte below a bound; the byte loop finishes the run.
+ */
+function plainWords(bytes: Uint8Array, words: Uint32Array, from: number, length: number): number {
+  let at = from;
+  while ((at & 3) !== 0 && at < length && plainText[bytes[at] as number] === 1) at++;
+  if ((at & 3) !== 0) return at;
+  let word = at >> 2;
+  const last = words.length;
+  while (word < last) {
+    const value = words[word] as number;
+    // A byte past ASCII, below 0x20, a quote (0x22) or a backslash (0x5c) ends the run.
+    const quoteBytes = value ^ 0x22222222;
+    const backslashBytes = value ^ 0x5c5c5c5c;
+    const stop =
+      (value |
+        ((value - 0x20202020) & ~value) |
+        ((quoteBytes - 0x01010101) & ~quoteBytes) |
+        ((backslashBytes - 0x01010101) & ~backslashBytes)) &
+      0x80808080;
+    if (stop !== 0) break;
+    word++;
+  }
+  return word << 2;
+}
+
 class Scanner {
   readonly bytes: Uint8Array;
   readonly length: number;
@@ -97,9 +128,14 @@ class Scanner {
   /** Keys decoded while scanning (for duplicates), kept for the readers of the tape. */
   readonly keys = new Map<number, string>();
 
+  /** The bytes as 32-bit words, when their offset lets them be read so. */
+  readonly words: Uint32Array | undefined;
+
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
     this.length = bytes.length;
+    this.words =
+      bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2) : undefined;
     // About one token per 32 bytes, as in a call of text and a schema; a body denser in tokens grows its tape.
     const columns = tokenColumns(64 + Math.min(bytes.length >> 5, 8192));
     this.kind = columns.kind;
@@ -230,16 +266,18 @@ class Scanner {
   string(): boolean {
     const bytes = this.bytes;
     const length = this.length;
+    const words = this.words;
     const start = this.at;
     let at = start + 1;
     let chars = 0;
     let compact = 2;
     let flags = 0;
     for (;;) {
-      // A run of plain ASCII, the bulk of most text, in the tightest loop.
+      // A run of plain ASCII, the bulk of most text: four bytes at a time where they line up, then byte by byte.
       const run = at;
-      let byte = bytes[at] as number;
-      while (byte >= 0x20 && byte < 0x80 && byte !== quote && byte !== backslash) byte = bytes[++at] as number;
+      if (words !== undefined) at = plainWords(bytes, words, at, length);
+      while (at < length && plainText[bytes[at] as number] === 1) at++;
+      const byte = bytes[at] as number;
       chars += at - run;
       compact += at - run;
       if (at >= length) return false;
@@ -278,7 +316,19 @@ class Scanner {
         return false;
       }
       flags |= wideFlag;
-      const width = this.utf8Width(at, byte);
+      // The two-byte letters and the common three-byte characters here; the rest in utf8Width.
+      const second = (bytes[at + 1] as number) & 0xc0;
+      let width: number;
+      if (byte >= 0xc2 && byte <= 0xdf && second === 0x80) width = 2;
+      else if (
+        byte >= 0xe1 &&
+        byte <= 0xef &&
+        byte !== 0xed &&
+        second === 0x80 &&
+        ((bytes[at + 2] as number) & 0xc0) === 0x80
+      ) {
+        width = 3;
+      } else width = this.utf8Width(at, byte);
       if (width === 0) return false;
       at += width;
       chars++;

@@ -221,6 +221,16 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     }
   });
 
+  it("stops a run of plain text at any byte that ends it, wherever it falls in a 4-byte word", () => {
+    // Escapes, characters past ASCII, and (not JSON) a raw quote too early, a raw control character, a bad escape.
+    const enders = ['\\"', "\\\\", "\\n", "\\u0001", "é", "中", "😀", '"', "\n", "\u0001", "\\x"];
+    for (let offset = 0; offset < 12; offset++) {
+      for (const ender of enders) {
+        agreesWithParser(encoder.encode(`{"a":"${"x".repeat(offset)}${ender}${"y".repeat(offset + 9)}"}`));
+      }
+    }
+  });
+
   it("refuses nesting past the limit, as the parser does, and takes it up to the limit", () => {
     for (const depth of [maxNestingDepth - 1, maxNestingDepth, maxNestingDepth + 1, 100_000]) {
       const text = `${'{"a":['.repeat(depth / 2)}${depth % 2 === 1 ? "{}" : "1"}${"]}".repeat(depth / 2)}`;
