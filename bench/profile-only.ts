@@ -44,9 +44,10 @@ const target = {
   pid: gateway.process.pid,
 };
 try {
-  await runLoad(target, body, 64, { seconds: 3 }, upstream.process.pid);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+  await runLoad(target, body, connections, { seconds: 3 }, upstream.process.pid);
   const skipMs = Date.now() - spawned;
-  const sample = await runLoad(target, body, 64, { seconds }, upstream.process.pid);
+  const sample = await runLoad(target, body, connections, { seconds }, upstream.process.pid);
   console.log(`${sample.requestsPerSecond.toFixed(0)} req/s under the profiler, ${sample.failed} failed`);
   await gateway.process.stop(15_000);
   const summary = await summarizeProfile(directory, skipMs, 30);
