@@ -14,11 +14,8 @@
 export const TapeKind = { Object: 0, Array: 1, String: 2, Number: 3, True: 4, False: 5, Null: 6 } as const;
 export type TapeKind = (typeof TapeKind)[keyof typeof TapeKind];
 
-/** A body read into a tape. Token 0 is the top-level object. */
-export interface Tape {
-  bytes: Uint8Array;
-  /** Tokens on the tape. */
-  count: number;
+/** The columns of a tape: one entry per token. */
+export interface TapeColumns {
   kind: Uint8Array;
   /** Byte offset of the token's first byte (a string's opening quote). */
   start: Int32Array;
@@ -32,6 +29,13 @@ export interface Tape {
   compact: Int32Array;
   /** 1 when a string holds an escape, 2 when it holds a byte past ASCII. */
   flags: Uint8Array;
+}
+
+/** A body read into a tape. Token 0 is the top-level object. */
+export interface Tape extends TapeColumns {
+  bytes: Uint8Array;
+  /** Tokens on the tape. */
+  count: number;
   /** Code points by which number literals are written longer than their values' compact JSON. */
   numberExcess: number;
   /** Member names decoded so far, by token index (see `keyOf`). */
@@ -71,7 +75,7 @@ function escapedLength(codePoint: number): number {
 }
 
 /** The columns of a tape of `capacity` tokens, in one allocation. */
-function tokenColumns(capacity: number) {
+function tokenColumns(capacity: number): TapeColumns {
   const buffer = new ArrayBuffer(capacity * 22);
   const int32 = (column: number) => new Int32Array(buffer, column * capacity * 4, capacity);
   return {
@@ -117,13 +121,7 @@ class Scanner {
   readonly length: number;
   at = 0;
   count = 0;
-  kind: Uint8Array;
-  start: Int32Array;
-  end: Int32Array;
-  next: Int32Array;
-  size: Int32Array;
-  compact: Int32Array;
-  flags: Uint8Array;
+  columns: TapeColumns;
   numberExcess = 0;
   /** Keys decoded while scanning (for duplicates), kept for the readers of the tape. */
   readonly keys = new Map<number, string>();
@@ -137,42 +135,24 @@ class Scanner {
     this.words =
       bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2) : undefined;
     // About one token per 32 bytes, as in a call of text and a schema; a body denser in tokens grows its tape.
-    const columns = tokenColumns(64 + Math.min(bytes.length >> 5, 8192));
-    this.kind = columns.kind;
-    this.start = columns.start;
-    this.end = columns.end;
-    this.next = columns.next;
-    this.size = columns.size;
-    this.compact = columns.compact;
-    this.flags = columns.flags;
+    this.columns = tokenColumns(64 + Math.min(bytes.length >> 5, 8192));
   }
 
   /** A new token of `kind` starting at `start`; its index. */
   token(kind: TapeKind, start: number): number {
-    if (this.count === this.kind.length) this.grow();
+    if (this.count === this.columns.kind.length) this.grow();
     const index = this.count++;
-    this.kind[index] = kind;
-    this.start[index] = start;
-    this.flags[index] = 0;
+    this.columns.kind[index] = kind;
+    this.columns.start[index] = start;
+    this.columns.flags[index] = 0;
     return index;
   }
 
   grow(): void {
-    const columns = tokenColumns(this.kind.length * 2);
-    columns.kind.set(this.kind);
-    columns.flags.set(this.flags);
-    columns.start.set(this.start);
-    columns.end.set(this.end);
-    columns.next.set(this.next);
-    columns.size.set(this.size);
-    columns.compact.set(this.compact);
-    this.kind = columns.kind;
-    this.start = columns.start;
-    this.end = columns.end;
-    this.next = columns.next;
-    this.size = columns.size;
-    this.compact = columns.compact;
-    this.flags = columns.flags;
+    const old = this.columns;
+    const columns = tokenColumns(old.kind.length * 2);
+    for (const name of Object.keys(columns) as (keyof TapeColumns)[]) columns[name].set(old[name]);
+    this.columns = columns;
   }
 
   skipSpace(): void {
@@ -207,9 +187,9 @@ class Scanner {
     }
     const index = this.token(kind, start);
     this.at = start + word.length;
-    this.end[index] = this.at;
-    this.next[index] = index + 1;
-    this.compact[index] = word.length;
+    this.columns.end[index] = this.at;
+    this.columns.next[index] = index + 1;
+    this.columns.compact[index] = word.length;
     return true;
   }
 
@@ -243,20 +223,20 @@ class Scanner {
     }
     const index = this.token(TapeKind.Number, start);
     this.at = at;
-    this.end[index] = at;
-    this.next[index] = index + 1;
+    this.columns.end[index] = at;
+    this.columns.next[index] = index + 1;
     const length = at - start;
     // An integer of at most 15 digits is its own compact JSON, but -0, whose is "0".
     if (integer && digits <= 15) {
-      this.compact[index] = length === 2 && bytes[start] === 0x2d && bytes[start + 1] === 0x30 ? 1 : length;
+      this.columns.compact[index] = length === 2 && bytes[start] === 0x2d && bytes[start + 1] === 0x30 ? 1 : length;
       return true;
     }
     const literal = String.fromCharCode.apply(null, bytes.subarray(start, at) as unknown as number[]);
     if (plainInteger.test(literal)) {
-      this.compact[index] = literal === "-0" ? 1 : literal.length;
+      this.columns.compact[index] = literal === "-0" ? 1 : literal.length;
     } else {
       const compact = (JSON.stringify(Number(literal)) ?? "").length;
-      this.compact[index] = compact;
+      this.columns.compact[index] = compact;
       if (literal.length > compact) this.numberExcess += literal.length - compact;
     }
     return true;
@@ -336,11 +316,11 @@ class Scanner {
     }
     const index = this.token(TapeKind.String, start);
     this.at = at + 1;
-    this.end[index] = at + 1;
-    this.next[index] = index + 1;
-    this.size[index] = chars;
-    this.compact[index] = compact;
-    this.flags[index] = flags;
+    this.columns.end[index] = at + 1;
+    this.columns.next[index] = index + 1;
+    this.columns.size[index] = chars;
+    this.columns.compact[index] = compact;
+    this.columns.flags[index] = flags;
     return true;
   }
 
@@ -388,7 +368,7 @@ class Scanner {
       for (;;) {
         const item = this.count;
         if (!this.value(depth)) return false;
-        compact += (this.compact[item] as number) + (items === 0 ? 0 : 1);
+        compact += (this.columns.compact[item] as number) + (items === 0 ? 0 : 1);
         items++;
         this.skipSpace();
         const byte = this.bytes[this.at];
@@ -397,10 +377,10 @@ class Scanner {
         if (byte !== 0x2c) return false;
       }
     }
-    this.end[index] = this.at;
-    this.next[index] = this.count;
-    this.size[index] = items;
-    this.compact[index] = compact;
+    this.columns.end[index] = this.at;
+    this.columns.next[index] = this.count;
+    this.columns.size[index] = items;
+    this.columns.compact[index] = compact;
     return true;
   }
 
@@ -424,13 +404,13 @@ class Scanner {
         if (!this.string()) return false;
         // No key twice: a parser keeps only the last, while the bytes sent upstream keep them all.
         if (members < 8) {
-          for (let other = firstKey; other < key; other = this.next[other + 1] as number) {
+          for (let other = firstKey; other < key; other = this.columns.next[other + 1] as number) {
             if (this.sameKey(other, key, keys)) return false;
           }
         } else {
           if (seen === undefined) {
             seen = new Set();
-            for (let other = firstKey; other < key; other = this.next[other + 1] as number) {
+            for (let other = firstKey; other < key; other = this.columns.next[other + 1] as number) {
               seen.add(this.keyText(other, keys));
             }
           }
@@ -443,7 +423,8 @@ class Scanner {
         this.at++;
         const value = this.count;
         if (!this.value(depth)) return false;
-        compact += (this.compact[key] as number) + 1 + (this.compact[value] as number) + (members === 0 ? 0 : 1);
+        compact +=
+          (this.columns.compact[key] as number) + 1 + (this.columns.compact[value] as number) + (members === 0 ? 0 : 1);
         members++;
         this.skipSpace();
         const byte = bytes[this.at];
@@ -452,10 +433,10 @@ class Scanner {
         if (byte !== 0x2c) return false;
       }
     }
-    this.end[index] = this.at;
-    this.next[index] = this.count;
-    this.size[index] = members;
-    this.compact[index] = compact;
+    this.columns.end[index] = this.at;
+    this.columns.next[index] = this.count;
+    this.columns.size[index] = members;
+    this.columns.compact[index] = compact;
     return true;
   }
 
@@ -463,14 +444,14 @@ class Scanner {
 
   /** Whether two key tokens name the same key: without escapes, exactly when their bytes are equal (UTF-8 is checked canonical). */
   sameKey(first: number, second: number, keys: Map<number, string>): boolean {
-    if (((this.flags[first] as number) | (this.flags[second] as number)) & escapeFlag) {
+    if (((this.columns.flags[first] as number) | (this.columns.flags[second] as number)) & escapeFlag) {
       return this.keyText(first, keys) === this.keyText(second, keys);
     }
     const bytes = this.bytes;
-    const start = this.start[first] as number;
-    const other = this.start[second] as number;
-    const length = (this.end[first] as number) - start;
-    if ((this.end[second] as number) - other !== length) return false;
+    const start = this.columns.start[first] as number;
+    const other = this.columns.start[second] as number;
+    const length = (this.columns.end[first] as number) - start;
+    if ((this.columns.end[second] as number) - other !== length) return false;
     for (let index = 1; index < length - 1; index++) if (bytes[start + index] !== bytes[other + index]) return false;
     return true;
   }
@@ -480,9 +461,9 @@ class Scanner {
     if (text === undefined) {
       text = decodeString(
         this.bytes,
-        this.start[index] as number,
-        this.end[index] as number,
-        this.flags[index] as number,
+        this.columns.start[index] as number,
+        this.columns.end[index] as number,
+        this.columns.flags[index] as number,
       );
       keys.set(index, text);
     }
@@ -515,19 +496,7 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined 
   if (bytes[scanner.at] !== 0x7b || !scanner.value(0)) return undefined;
   scanner.skipSpace();
   if (scanner.at !== bytes.length) return undefined;
-  return {
-    bytes,
-    count: scanner.count,
-    kind: scanner.kind,
-    start: scanner.start,
-    end: scanner.end,
-    next: scanner.next,
-    size: scanner.size,
-    compact: scanner.compact,
-    flags: scanner.flags,
-    numberExcess: scanner.numberExcess,
-    keys: scanner.keys,
-  };
+  return { ...scanner.columns, bytes, count: scanner.count, numberExcess: scanner.numberExcess, keys: scanner.keys };
 }
 
 /** The decoded name of a key token, remembered on the tape. */
