@@ -116,6 +116,13 @@ function plainWords(bytes: Uint8Array, words: Uint32Array, from: number, length:
   return word << 2;
 }
 
+/**
+ * The most tokens a tape holds (22 bytes each): a body denser than that, e.g. megabytes of `[1,1,1,…]`, would take
+ * more memory as a tape than parsed, so it goes to the parser instead.
+ */
+const maxTokens = 1 << 20;
+const tooManyTokens = new Error("The body has more JSON values than a tape holds.");
+
 class Scanner {
   readonly bytes: Uint8Array;
   readonly length: number;
@@ -150,6 +157,7 @@ class Scanner {
 
   grow(): void {
     const old = this.columns;
+    if (old.kind.length >= maxTokens) throw tooManyTokens;
     const columns = tokenColumns(old.kind.length * 2);
     for (const name of Object.keys(columns) as (keyof TapeColumns)[]) columns[name].set(old[name]);
     this.columns = columns;
@@ -484,8 +492,8 @@ function decodeString(bytes: Uint8Array, start: number, end: number, flags: numb
 
 /**
  * Scans `bytes` into a tape, or undefined when they are not a JSON object the scanner is sure of
- * (invalid UTF-8 or JSON, another top-level value, nesting past `maxDepth`, a duplicate key):
- * the caller then defers to the parser.
+ * (invalid UTF-8 or JSON, another top-level value, nesting past `maxDepth`, a duplicate key, more
+ * values than a tape holds): the caller then defers to the parser.
  */
 export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined {
   const scanner = new Scanner(bytes);
@@ -493,7 +501,12 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined 
   // A byte order mark is dropped, as the decoder of the parsing path drops it.
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) scanner.at = 3;
   scanner.skipSpace();
-  if (bytes[scanner.at] !== 0x7b || !scanner.value(0)) return undefined;
+  try {
+    if (bytes[scanner.at] !== 0x7b || !scanner.value(0)) return undefined;
+  } catch (error) {
+    if (error === tooManyTokens) return undefined;
+    throw error;
+  }
   scanner.skipSpace();
   if (scanner.at !== bytes.length) return undefined;
   return { ...scanner.columns, bytes, count: scanner.count, numberExcess: scanner.numberExcess, keys: scanner.keys };

@@ -238,6 +238,13 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     }
   });
 
+  it("leaves a body of more values than a tape holds to the parser", () => {
+    const dense = encoder.encode(`{"a":[${"1,".repeat(1_100_000)}1]}`);
+    expect(scanJson(dense, maxNestingDepth)).toBeUndefined();
+    expect(parseJsonBody(dense).body.a).toHaveLength(1_100_001);
+    expect(scanJson(encoder.encode(`{"a":[${"1,".repeat(500_000)}1]}`), maxNestingDepth)?.count).toBe(500_004);
+  });
+
   it("hands out a lazily parsed object equal to the parsed body, member by member", () => {
     const body = { model: "m", messages: [{ role: "user", content: "hi" }], "0": 1, n: null, __proto__: 2 };
     const text = JSON.stringify(body).replace('"n":null', '"n":null,"__proto__":3');
