@@ -47,9 +47,6 @@ const backslash = 0x5c;
 const escapeFlag = 1;
 const wideFlag = 2;
 
-/** A number literal whose compact JSON is itself (the audit of the value path says the same, see audit-json-text.ts). */
-const plainInteger = /^-?(?:0|[1-9]\d{0,14})$/;
-
 /** 1 for a byte that stands for itself in a string: ASCII but a control character, the quote and the backslash. */
 const plainText = new Uint8Array(256);
 for (let byte = 0x20; byte < 0x80; byte++) plainText[byte] = byte === quote || byte === backslash ? 0 : 1;
@@ -234,19 +231,16 @@ class Scanner {
     this.columns.end[index] = at;
     this.columns.next[index] = index + 1;
     const length = at - start;
-    // An integer of at most 15 digits is its own compact JSON, but -0, whose is "0".
+    // An integer of at most 15 digits is its own compact JSON (the audit of the parsing path says the same), but
+    // -0, whose is "0"; any other literal is compared with its value's.
     if (integer && digits <= 15) {
       this.columns.compact[index] = length === 2 && bytes[start] === 0x2d && bytes[start + 1] === 0x30 ? 1 : length;
       return true;
     }
     const literal = String.fromCharCode.apply(null, bytes.subarray(start, at) as unknown as number[]);
-    if (plainInteger.test(literal)) {
-      this.columns.compact[index] = literal === "-0" ? 1 : literal.length;
-    } else {
-      const compact = (JSON.stringify(Number(literal)) ?? "").length;
-      this.columns.compact[index] = compact;
-      if (literal.length > compact) this.numberExcess += literal.length - compact;
-    }
+    const compact = (JSON.stringify(Number(literal)) ?? "").length;
+    this.columns.compact[index] = compact;
+    if (literal.length > compact) this.numberExcess += literal.length - compact;
     return true;
   }
 
@@ -401,7 +395,6 @@ class Scanner {
     let compact = 2;
     let seen: Set<string> | undefined;
     const firstKey = this.count;
-    const keys = this.keys;
     this.skipSpace();
     if (bytes[this.at] === 0x7d) this.at++;
     else {
@@ -413,16 +406,16 @@ class Scanner {
         // No key twice: a parser keeps only the last, while the bytes sent upstream keep them all.
         if (members < 8) {
           for (let other = firstKey; other < key; other = this.columns.next[other + 1] as number) {
-            if (this.sameKey(other, key, keys)) return false;
+            if (this.sameKey(other, key)) return false;
           }
         } else {
           if (seen === undefined) {
             seen = new Set();
             for (let other = firstKey; other < key; other = this.columns.next[other + 1] as number) {
-              seen.add(this.keyText(other, keys));
+              seen.add(this.keyText(other));
             }
           }
-          const name = this.keyText(key, keys);
+          const name = this.keyText(key);
           if (seen.has(name)) return false;
           seen.add(name);
         }
@@ -451,9 +444,9 @@ class Scanner {
   maxDepth = 0;
 
   /** Whether two key tokens name the same key: without escapes, exactly when their bytes are equal (UTF-8 is checked canonical). */
-  sameKey(first: number, second: number, keys: Map<number, string>): boolean {
+  sameKey(first: number, second: number): boolean {
     if (((this.columns.flags[first] as number) | (this.columns.flags[second] as number)) & escapeFlag) {
-      return this.keyText(first, keys) === this.keyText(second, keys);
+      return this.keyText(first) === this.keyText(second);
     }
     const bytes = this.bytes;
     const start = this.columns.start[first] as number;
@@ -464,18 +457,8 @@ class Scanner {
     return true;
   }
 
-  keyText(index: number, keys: Map<number, string>): string {
-    let text = keys.get(index);
-    if (text === undefined) {
-      text = decodeString(
-        this.bytes,
-        this.columns.start[index] as number,
-        this.columns.end[index] as number,
-        this.columns.flags[index] as number,
-      );
-      keys.set(index, text);
-    }
-    return text;
+  keyText(index: number): string {
+    return decodedKey(this.keys, this.bytes, this.columns, index);
   }
 }
 
@@ -514,10 +497,20 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined 
 
 /** The decoded name of a key token, remembered on the tape. */
 export function keyOf(tape: Tape, index: number): string {
-  let name = tape.keys.get(index);
+  return decodedKey(tape.keys, tape.bytes, tape, index);
+}
+
+/** A key token's text from `keys`, decoded and kept there the first time. */
+function decodedKey(keys: Map<number, string>, bytes: Uint8Array, columns: TapeColumns, index: number): string {
+  let name = keys.get(index);
   if (name === undefined) {
-    name = tapeString(tape, index);
-    tape.keys.set(index, name);
+    name = decodeString(
+      bytes,
+      columns.start[index] as number,
+      columns.end[index] as number,
+      columns.flags[index] as number,
+    );
+    keys.set(index, name);
   }
   return name;
 }
