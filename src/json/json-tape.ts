@@ -462,7 +462,9 @@ class Scanner {
   }
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+// ignoreBOM: true keeps a U+FEFF that opens a string's text (a key "\uFEFFmodel" is not "model"); the body's own byte
+// order mark is skipped by the scan, as the parsing path's decoder drops it.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The text of a scanned string token's bytes, quotes included in `start`..`end`. */
 function decodeString(bytes: Uint8Array, start: number, end: number, flags: number): string {

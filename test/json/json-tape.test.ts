@@ -192,6 +192,7 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
       '{"a":"\\ud83d\\ude00 \\ud83d \\ude00 \\udc00\\ud800 \\u0000\\u001f\\u007f\\u2028 \\/ \\b\\f\\n\\r\\t"}',
       '{"n":[0,-0,1.0,1e0,1E+2,-1.5e-3,123456789012345,1234567890123456,12345678901234567890,1e400,0.1]}',
       '\ufeff{"a":1}',
+      '{"\ufeff":{},"\ufeffmodel":"\ufeffx"}',
       ' \t\r\n{ "a" : [ ] , "b" : { } } \n',
       '{"a":"é😀中"}',
       '{"a":1,"\\u0061":2}',
