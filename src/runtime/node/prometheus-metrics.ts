@@ -1,9 +1,10 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { type CallMetrics, policyLabel, refusingCheck, validationOutcome } from "../../record/call-metrics.js";
 import type { CallRecord } from "../../record/call-record.js";
 import { operationOf } from "../../record/call-tracing.js";
 import type { ModelTable } from "../../routing/model-table.js";
 import type { PromptSize } from "../../window/prompt-size.js";
+import { counterFamily, histogramFamily } from "./metric-families.js";
 
 /** Sizes in code points, from a short call to a whole case interpretation. */
 const charBuckets = [1_000, 2_500, 5_000, 10_000, 15_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000];
@@ -24,102 +25,77 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const calls = new Counter({
+  const calls = counterFamily(registry, {
     name: "promptgate_calls_total",
     help: "Calls by surface, provider, policy, decision and the error code the client got (none: no error).",
     labelNames: ["surface", "provider", "policy", "decision", "code"],
-    registers: [registry],
   });
-  const rejections = new Counter({
+  const rejections = counterFamily(registry, {
     name: "promptgate_rejections_total",
     help: "Calls refused before any provider call, by the check that refused them and the code.",
     labelNames: ["policy", "check", "code"],
-    registers: [registry],
   });
-  const totals = new Histogram({
+  const totals = histogramFamily(registry, {
     name: "promptgate_prompt_total_chars",
     help: "Each check's total_chars of a measured call (code points).",
     labelNames: ["policy", "check"],
     buckets: charBuckets,
-    registers: [registry],
   });
-  const fill = new Histogram({
+  const fill = histogramFamily(registry, {
     name: "promptgate_window_fill_ratio",
     help: "Each check's conservative_total_chars over the policy's limit_chars: how full the window ran.",
     labelNames: ["policy", "check"],
     buckets: fillBuckets,
-    registers: [registry],
   });
-  const prefixes = new Histogram({
+  const prefixes = histogramFamily(registry, {
     name: "promptgate_cache_prefix_chars",
     help: "The provider check's cache_prefix_chars of calls that carry a cached prefix (code points).",
     labelNames: ["policy"],
     buckets: charBuckets,
-    registers: [registry],
   });
-  const schemas = new Histogram({
+  const schemas = histogramFamily(registry, {
     name: "promptgate_schema_chars",
     help: "The preflight's schema_chars of calls with a response schema (code points).",
     labelNames: ["policy"],
     buckets: charBuckets,
-    registers: [registry],
   });
-  const validations = new Counter({
+  const validations = counterFamily(registry, {
     name: "promptgate_validations_total",
     help: "Structured answers by validation outcome (valid, invalid, or repaired: valid once a policy's rule applied) and schema: a named one, or client.",
     labelNames: ["policy", "schema", "outcome"],
-    registers: [registry],
   });
-  const durations = new Histogram({
+  const durations = histogramFamily(registry, {
     name: "promptgate_call_duration_seconds",
     help: "Seconds from a call's arrival until its record was kept (a stream's: until its end).",
     labelNames: ["surface", "decision"],
     buckets: durationBuckets,
-    registers: [registry],
   });
-  const firstBytes = new Histogram({
+  const firstBytes = histogramFamily(registry, {
     name: "promptgate_upstream_first_byte_seconds",
     help: "Seconds from a provider request until its answer's head arrived, by provider and model.",
     labelNames: ["provider", "model"],
     buckets: durationBuckets,
-    registers: [registry],
   });
-  const added = new Histogram({
+  const added = histogramFamily(registry, {
     name: "promptgate_added_seconds",
     help: "The gateway's own time per call sent to a provider: its duration less the provider's, by surface.",
     labelNames: ["surface"],
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-    registers: [registry],
   });
-  const operations = new Histogram({
+  const operations = histogramFamily(registry, {
     name: "gen_ai_client_operation_duration_seconds",
     help: "OpenTelemetry GenAI (in development): seconds of each provider request, until its answer ended, by model.",
     labelNames: ["gen_ai_operation_name", "gen_ai_request_model", "promptgate_provider"],
     buckets: durationBuckets,
-    registers: [registry],
   });
 
-  const tokens = new Histogram({
+  const tokens = histogramFamily(registry, {
     name: "gen_ai_client_token_usage",
     help: "OpenTelemetry GenAI (in development): tokens per call as the provider counted them, by token type.",
     labelNames: ["gen_ai_operation_name", "gen_ai_request_model", "gen_ai_token_type", "promptgate_provider"],
     buckets: [16, 64, 256, 1_024, 4_096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304],
-    registers: [registry],
   });
 
-  // A metric's child per label values, found by one string: prom-client would hash the label object on every call.
-  const callsOf = children((...values) => calls.labels(...values));
-  const rejectionsOf = children((...values) => rejections.labels(...values));
-  const totalsOf = children((...values) => totals.labels(...values));
-  const fillOf = children((...values) => fill.labels(...values));
-  const prefixesOf = children((...values) => prefixes.labels(...values));
-  const schemasOf = children((...values) => schemas.labels(...values));
-  const validationsOf = children((...values) => validations.labels(...values));
-  const durationsOf = children((...values) => durations.labels(...values));
-  const firstBytesOf = children((...values) => firstBytes.labels(...values));
-  const addedOf = children((...values) => added.labels(...values));
-  const operationsOf = children((...values) => operations.labels(...values));
-  const tokensOf = children((...values) => tokens.labels(...values));
   // The names the model table lists, per table (a deploy or reload brings a new one).
   const listedNames = new WeakMap<ModelTable, ReadonlySet<string>>();
   const modelLabel = (model: string | undefined): string => {
@@ -134,8 +110,8 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
   };
   const observeSize = (policy: string, size: PromptSize | undefined) => {
     if (size === undefined) return;
-    totalsOf(policy, size.check).observe(size.total_chars);
-    if (size.limit_chars > 0) fillOf(policy, size.check).observe(size.conservative_total_chars / size.limit_chars);
+    totals(policy, size.check).observe(size.total_chars);
+    if (size.limit_chars > 0) fill(policy, size.check).observe(size.conservative_total_chars / size.limit_chars);
   };
 
   return {
@@ -144,48 +120,34 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     observe(record: CallRecord, durationMs: number) {
       const policy = policyLabel(record);
       const code = record.error ?? "none";
-      callsOf(record.surface, record.provider, policy, record.decision, code).inc();
-      if (record.decision === "rejected") rejectionsOf(policy, refusingCheck(record), code).inc();
+      calls(record.surface, record.provider, policy, record.decision, code).inc();
+      if (record.decision === "rejected") rejections(policy, refusingCheck(record), code).inc();
       observeSize(policy, record.preflight);
       observeSize(policy, record.provider_check);
       const prefix = record.provider_check?.cache_prefix_chars ?? 0;
-      if (prefix > 0) prefixesOf(policy).observe(prefix);
+      if (prefix > 0) prefixes(policy).observe(prefix);
       const schema = record.preflight?.schema_chars ?? 0;
-      if (schema > 0) schemasOf(policy).observe(schema);
+      if (schema > 0) schemas(policy).observe(schema);
       const outcome = validationOutcome(record);
-      if (outcome !== undefined) validationsOf(policy, record.schema ?? "client", outcome).inc();
-      durationsOf(record.surface, record.decision).observe(durationMs / 1000);
+      if (outcome !== undefined) validations(policy, record.schema ?? "client", outcome).inc();
+      durations(record.surface, record.decision).observe(durationMs / 1000);
       const timing = record.upstream_timing;
       if (timing === undefined) return;
       const model = modelLabel(record.model);
-      firstBytesOf(record.provider, model).observe(timing.first_byte_ms / 1000);
+      firstBytes(record.provider, model).observe(timing.first_byte_ms / 1000);
       if (timing.total_ms === undefined) return;
-      addedOf(record.surface).observe(Math.max(0, durationMs - timing.total_ms) / 1000);
+      added(record.surface).observe(Math.max(0, durationMs - timing.total_ms) / 1000);
       const operation = operationOf(record);
-      operationsOf(operation, model, record.provider).observe(timing.total_ms / 1000);
+      operations(operation, model, record.provider).observe(timing.total_ms / 1000);
       const usage = record.usage;
       if (usage?.input_tokens !== undefined)
-        tokensOf(operation, model, "input", record.provider).observe(usage.input_tokens);
+        tokens(operation, model, "input", record.provider).observe(usage.input_tokens);
       if (usage?.output_tokens !== undefined) {
-        tokensOf(operation, model, "output", record.provider).observe(usage.output_tokens);
+        tokens(operation, model, "output", record.provider).observe(usage.output_tokens);
       }
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
-  };
-}
-
-/** A cache of a metric's children by their label values (bounded, as every label is). */
-function children<T>(make: (...values: string[]) => T): (...values: string[]) => T {
-  const made = new Map<string, T>();
-  return (...values) => {
-    const key = values.join("\u0001");
-    let child = made.get(key);
-    if (child === undefined) {
-      child = make(...values);
-      made.set(key, child);
-    }
-    return child;
   };
 }
