@@ -273,4 +273,17 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     // A small value is not kept: parsed each time.
     expect(read({ type: "string" })).not.toBe(read({ type: "string" }));
   });
+
+  it("never gives a recurring value for other bytes with the same hash", () => {
+    // These two texts have the same hash (found by a birthday search over the title): each keeps its own value.
+    const colliding = (title: string) => ({ type: "string", description: "x".repeat(200), title });
+    const read = (value: unknown) => {
+      const tape = scanJson(encoder.encode(JSON.stringify({ schema: value })), maxNestingDepth) as Tape;
+      return recurringValue(tape, memberToken(tape, 0, "schema"));
+    };
+    for (let round = 0; round < 3; round += 1) {
+      expect(read(colliding("003fws"))).toStrictEqual(colliding("003fws"));
+      expect(read(colliding("004d2o"))).toStrictEqual(colliding("004d2o"));
+    }
+  });
 });
