@@ -1,13 +1,15 @@
 // The per-call costs that do not need a socket: measuring a request, counting code points, projecting the
 // schema for Gemini, validating an answer. `npm run bench:micro` runs these alone; `npm run bench` runs them too.
 import { readFile } from "node:fs/promises";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
+import { createApp } from "../src/app.js";
 import { nestsDeeperThan } from "../src/http/read-body.js";
 import { type ParsedCall, parseCall, prepareCall } from "../src/pipeline/prepare-call.js";
 import { loadPolicies } from "../src/policy/load-policies.js";
 import type { PolicyVersion } from "../src/policy/policy.js";
-import { readPolicyFiles } from "../src/runtime/node/node-gateway.js";
+import { createNodeDeps, readPolicyFiles } from "../src/runtime/node/node-gateway.js";
 import { ajvSchemaCompiling } from "../src/schema/compile-schema.js";
 import { compiledValidator, useSchemaValidators } from "../src/schema/compile-validator.js";
 import { validateAnswer } from "../src/schema/diagnostics.js";
@@ -21,6 +23,7 @@ import {
   chatCompletion,
   chatRequest,
   chatRequestOfBytes,
+  gatewayPath,
   investigationAnswer,
   investigationAnswerText,
   investigationSchema,
@@ -200,6 +203,8 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
     ),
   );
 
+  for (const result of await alternating(await wholeCallTasks(realistic), 3)) add(result);
+
   let distinct = 0;
   // A description no earlier schema had makes the canonical JSON new, so every cache misses.
   const freshSchema = (): Record<string, unknown> => ({ ...investigationSchema, description: `cold ${distinct++}` });
@@ -264,6 +269,72 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
     ),
   );
   return results;
+}
+
+export const wholeCall = "whole call through the app in process, fake provider, realistic call";
+export const wholeCallHarness = "  of which: building the Request and reading the Response (no app)";
+
+/**
+ * A whole call of the load test through the gateway's app, in this process: the Node runtime's deps (memory store,
+ * metrics, the JSON log into a sink), a provider that answers at once with the load test's answer, and no socket.
+ * The same steps as under load without the network and the HTTP server; the second task is what the harness itself
+ * costs (a Request with the body, the Response read), so the difference is the gateway's own CPU per call.
+ */
+async function wholeCallTasks(
+  realistic: Uint8Array,
+): Promise<Array<{ name: string; task: () => Promise<unknown>; options: TimingOptions }>> {
+  const answer = new TextEncoder().encode(JSON.stringify(chatCompletion(JSON.stringify(investigationAnswer(3, 300)))));
+  const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const deps = await createNodeDeps(
+    {
+      PROMPTGATE_DB: "memory",
+      PROMPTGATE_UPSTREAM_OPENAI: "http://127.0.0.1:9/v1",
+      PROMPTGATE_LOG_FORMAT: "json",
+      OPENAI_API_KEY: "",
+      PROMPTGATE_ADMIN_KEY: "",
+    },
+    { logDestination: sink },
+  );
+  // The deps install validators that compile in a worker thread, started on the first compile; these compile here,
+  // as every other task of this file does, so that no worker holds the process (a cached validator is the same).
+  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
+  deps.transport = async () => ({
+    status: 200,
+    headers: { "content-type": "application/json", "content-length": String(answer.byteLength) },
+    bytes: async () => answer.slice(),
+    stream: () => new Response(answer.slice()).body as ReadableStream<Uint8Array>,
+  });
+  const app = createApp(deps, { draining: () => false, metricsRoute: false });
+  const request = () =>
+    new Request(`http://127.0.0.1${gatewayPath}`, {
+      method: "POST",
+      headers: {
+        authorization: "Bearer sk-bench",
+        "content-type": "application/json",
+        "content-length": String(realistic.byteLength),
+      },
+      body: realistic.slice(),
+    });
+  const options = { time: 1_000, iterations: 200, bytes: realistic.byteLength };
+  return [
+    {
+      name: wholeCall,
+      task: async () => {
+        const response = await app.fetch(request());
+        if (response.status !== 200) throw new Error(`The whole call answered ${response.status}.`);
+        return response.arrayBuffer();
+      },
+      options,
+    },
+    {
+      name: wholeCallHarness,
+      task: async () => {
+        await request().arrayBuffer();
+        return new Response(answer.slice(), { headers: { "content-type": "application/json" } }).arrayBuffer();
+      },
+      options,
+    },
+  ];
 }
 
 /** A Markdown table of microbenchmark results. */
