@@ -18,9 +18,9 @@ export interface ProfileSummary {
   seconds: number;
   /** The frames with the most self time. */
   topSelf: ProfileFrame[];
-  /** promptgate's own frames (under src/) with the most total time. */
+  /** promptgate's own frames (under src/ or dist/) with the most total time. */
   topPromptgate: ProfileFrame[];
-  /** Self time by where the code lives: a package, a folder of src/, node internals, GC. */
+  /** Self time by where the code lives: a package, a folder of src/ or dist/, node internals, GC. */
   byArea: Array<{ area: string; selfPercent: number }>;
 }
 
@@ -85,7 +85,7 @@ export async function summarizeProfile(directory: string, skipMs: number, top = 
     seconds: countedUs / 1e6,
     topSelf: ranked(self).slice(0, top).map(frame),
     topPromptgate: ranked(total)
-      .filter((key) => / src\//.test(key))
+      .filter((key) => / (src|dist)\//.test(key))
       .slice(0, top)
       .map(frame),
     byArea: ranked(areas).map((area) => ({ area, selfPercent: percent(areas.get(area) ?? 0) })),
@@ -105,9 +105,13 @@ function shortUrl(url: string): string {
   if (url === "") return "";
   const modules = url.lastIndexOf("/node_modules/");
   if (modules !== -1) return url.slice(modules + "/node_modules/".length);
-  const source = url.indexOf("/src/");
-  if (source !== -1) return url.slice(source + 1);
-  return url.replace(/^file:\/\//, "");
+  return ownPath(url) ?? url.replace(/^file:\/\//, "");
+}
+
+/** A file of promptgate's own, as `src/…` (the sources through tsx) or `dist/…` (compiled, as `npm start` runs it). */
+function ownPath(url: string): string | undefined {
+  const at = url.search(/\/(src|dist)\//);
+  return at === -1 ? undefined : url.slice(at + 1);
 }
 
 function areaOf(frame: ProfileNode["callFrame"]): string {
@@ -119,12 +123,5 @@ function areaOf(frame: ProfileNode["callFrame"]): string {
     const rest = url.slice(modules + "/node_modules/".length).split("/");
     return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? "node_modules");
   }
-  const source = url.indexOf("/src/");
-  if (source !== -1)
-    return url
-      .slice(source + 1)
-      .split("/")
-      .slice(0, 2)
-      .join("/");
-  return "other";
+  return ownPath(url)?.split("/").slice(0, 2).join("/") ?? "other";
 }
