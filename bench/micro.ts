@@ -295,8 +295,8 @@ async function wholeCallTasks(
     },
     { logDestination: sink },
   );
-  // The deps install validators that compile in a worker thread, started on the first compile; these compile here,
-  // as every other task of this file does, so that no worker holds the process (a cached validator is the same).
+  // The deps install validators that compile in a worker thread; the other tasks of this file time compiling in
+  // this thread, so those are installed again (a call's validator is cached either way).
   useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
   deps.transport = async () => ({
     status: 200,

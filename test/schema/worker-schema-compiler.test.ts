@@ -101,6 +101,33 @@ describe("workerSchemaCompiler in a gateway process", () => {
     );
     expect(stdout).toBe("compiled");
   }, 30_000);
+
+  it("holds the process while it compiles, and lets it end once idle, never closed", async () => {
+    // A script with nothing else open: the compile it awaits must finish (the worker holds the process meanwhile),
+    // and the process must then end by itself, its idle worker holding nothing (it used to hang here).
+    const directory = mkdtempSync(join(tmpdir(), "promptgate-compiler-"));
+    const compilerUrl = new URL("../../src/runtime/node/schema-compiler.ts", import.meta.url).href;
+    writeFileSync(join(directory, "package.json"), '{"type": "module"}\n');
+    writeFileSync(
+      join(directory, "main.ts"),
+      [
+        `import { workerSchemaCompiler } from ${JSON.stringify(compilerUrl)};`,
+        "const compiler = workerSchemaCompiler();",
+        `const first = await compiler.compile(${JSON.stringify(schemaOfSize(20_000, "a"))});`,
+        'const second = await compiler.compile({ type: "string" });',
+        'process.stdout.write("validate" in first && "validate" in second ? "compiled" : "refused");',
+      ].join("\n"),
+    );
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx"), "main.ts"],
+      {
+        cwd: directory,
+        timeout: 20_000,
+      },
+    );
+    expect(stdout).toBe("compiled");
+  }, 30_000);
 });
 
 describe("instantiateValidator", () => {

@@ -34,9 +34,9 @@ interface Waiting {
 }
 
 /**
- * Compiles response schemas one at a time in a worker thread, started on first use; it never keeps the process
- * alive. A schema that runs out of time or memory there is refused as too complex; if the worker cannot start,
- * `compile` rejects and the gateway compiles on its own thread as before.
+ * Compiles response schemas one at a time in a worker thread, started on first use; it keeps the process alive
+ * only while a schema is compiling. A schema that runs out of time or memory there is refused as too complex; if
+ * the worker cannot start, `compile` rejects and the gateway compiles on its own thread as before.
  */
 export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}): SchemaCompiler & {
   close(): Promise<void>;
@@ -48,9 +48,16 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
   let running: { waiting: Waiting; timer: NodeJS.Timeout } | undefined;
   let nextId = 1;
 
+  // The worker holds the process only while it has work: a caller awaiting a compile (a CLI command with nothing
+  // else open) is not cut off, and an idle worker does not keep a finished process alive.
   const next = (): void => {
-    if (running !== undefined || queue.length === 0) return;
+    if (running !== undefined) return;
+    if (queue.length === 0) {
+      worker?.unref();
+      return;
+    }
     const current = worker ?? start();
+    current.ref();
     if (!ready) return;
     const waiting = queue.shift() as Waiting;
     const timer = setTimeout(() => {
@@ -95,7 +102,6 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMiB ?? 1024 },
     });
-    started.unref();
     started.on("message", (message: CompileResult | { ready: true }) => {
       if (!("ready" in message)) finish(message);
       else if (worker === started) {
@@ -121,6 +127,8 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
       next();
     });
     worker = started;
+    // After the listeners: a `message` listener added later would hold the process again.
+    started.unref();
     return started;
   };
 
