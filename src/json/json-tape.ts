@@ -531,16 +531,17 @@ export function tapeValue(tape: Tape, index: number): unknown {
   return JSON.parse(decoder.decode(tape.bytes.subarray(tape.start[index], tape.end[index])));
 }
 
-/** Recurring values by their text, least recently used first. */
-/** A recurring text and its parsed value, found by a hash of its bytes (see `recurringValue`). */
+/** A recurring text and its parsed value (see `recurringValue`). */
 interface Recurring {
   text: string;
   value: unknown;
 }
+/** Recurring values by the hash of their bytes, least recently used first. */
 const recurring = new Map<number, Recurring>();
 /** Texts of 128 bytes to 64 KiB are kept, 4 Mi characters of them at most (their parsed values take a few times that). */
-const recurringBytes = { min: 128, max: 64 * 1024, total: 4 * 1024 * 1024 };
-let recurringTotal = 0;
+const recurringLimits = { minBytes: 128, maxBytes: 64 * 1024, totalChars: 4 * 1024 * 1024 };
+/** Characters of the texts kept. */
+let recurringChars = 0;
 
 /**
  * The parsed value of a token that recurs from call to call with the same bytes (a response schema, a
@@ -556,7 +557,11 @@ export function recurringValue(tape: Tape, index: number): unknown {
   const start = tape.start[index] as number;
   const end = tape.end[index] as number;
   const length = end - start;
-  if ((tape.kind[index] as number) > TapeKind.Array || length < recurringBytes.min || length > recurringBytes.max) {
+  if (
+    (tape.kind[index] as number) > TapeKind.Array ||
+    length < recurringLimits.minBytes ||
+    length > recurringLimits.maxBytes
+  ) {
     return tapeValue(tape, index);
   }
   const hash = bytesHash(tape.bytes, start, end);
@@ -565,17 +570,17 @@ export function recurringValue(tape: Tape, index: number): unknown {
   if (entry !== undefined) {
     recurring.delete(hash);
     if (entry.text !== text) {
-      recurringTotal -= entry.text.length;
+      recurringChars -= entry.text.length;
       entry = undefined;
     }
   }
   if (entry === undefined) {
     entry = { text, value: JSON.parse(text) };
-    recurringTotal += text.length;
+    recurringChars += text.length;
     for (const [oldest, { text: kept }] of recurring) {
-      if (recurringTotal <= recurringBytes.total) break;
+      if (recurringChars <= recurringLimits.totalChars) break;
       recurring.delete(oldest);
-      recurringTotal -= kept.length;
+      recurringChars -= kept.length;
     }
   }
   recurring.set(hash, entry);
