@@ -1,6 +1,7 @@
 import { type DestinationStream, type Logger, pino } from "pino";
 import { prettyFactory } from "pino-pretty";
 import type { Config } from "../../config.js";
+import { withoutCredentialFields } from "../../record/credential-fields.js";
 import { type LogEntry, logLines } from "../../record/log-entry.js";
 
 /** What decides how the Node log writes: `PROMPTGATE_LOG` and `PROMPTGATE_LOG_FORMAT`. */
@@ -10,16 +11,16 @@ export type LogSettings = Pick<Config, "logLevel" | "logFormat">;
  * The Node runtime's pino logger, to stdout unless a destination is given (tests capture the lines):
  * one JSON object per line, or, with `PROMPTGATE_LOG_FORMAT=pretty` or unset on a terminal, lines for
  * a person (pino-pretty). Every line of the process goes through one of these, the start-up line
- * included, so that they share fields, level names and format. The redaction paths guard against a
- * credential ever being added to a line by mistake.
+ * included, so that they share fields, level names and format. `withoutCredentialFields` guards against a
+ * credential ever being added to a line by mistake; it copies nothing unless it removes a field (pino's `redact`
+ * copied every line).
  */
 export function nodeLogger(settings: LogSettings, destination?: DestinationStream): Logger {
   const options = {
     level: settings.logLevel,
     base: { service: "promptgate" },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label: string) => ({ level: label }) },
-    redact: { paths: ["authorization", "key", "api_key", "headers", "*.authorization", "*.key"], remove: true },
+    formatters: { level: (label: string) => ({ level: label }), log: withoutCredentialFields },
   };
   if (!pretty(settings, destination)) return destination === undefined ? pino(options) : pino(options, destination);
   const terminal = destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);

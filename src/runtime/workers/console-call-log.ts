@@ -1,4 +1,5 @@
 import type { LogLevel } from "../../config.js";
+import { withoutCredentialFields } from "../../record/credential-fields.js";
 import { type LogEntry, logLines, type WrittenLine } from "../../record/log-entry.js";
 
 const ranks: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: 100 };
@@ -24,7 +25,13 @@ export function consoleCallLog(level: LogLevel): ((entry: LogEntry) => void) | u
     if (written === undefined || ranks[written.level] < ranks[level]) return;
     const time = new Date().toISOString();
     write[written.level](
-      JSON.stringify({ level: written.level, time, service: "promptgate", ...written.line, msg: written.message }),
+      JSON.stringify({
+        level: written.level,
+        time,
+        service: "promptgate",
+        ...withoutCredentialFields(written.line),
+        msg: written.message,
+      }),
     );
   };
 }
