@@ -106,13 +106,22 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
 function routeToSurface(deps: Deps, surface: Surface, request: Request, ref: string): Promise<Response> {
   let route: SurfaceRoute = { path: "", policyRef: undefined };
   let refusal: GatewayError | undefined;
+  const url = new URL(request.url);
   try {
-    route = surfaceRoute(new URL(request.url).pathname, surface.mount);
+    route = surfaceRoute(url.pathname, surface.mount);
   } catch (error) {
     if (!GatewayError.isInstance(error)) throw error;
     refusal = error;
   }
-  return handleSurfaceRequest(deps, { surface, request, path: route.path, policyRef: route.policyRef, ref, refusal });
+  return handleSurfaceRequest(deps, {
+    surface,
+    request,
+    url,
+    path: route.path,
+    policyRef: route.policyRef,
+    ref,
+    refusal,
+  });
 }
 
 /** A policy version as `GET /promptgate/policies` lists it; `current` is what its plain name resolves to. */

@@ -34,7 +34,7 @@ export async function answerFailure(failed: FailedCall): Promise<Response> {
   const bytes = failed.bytes ?? (await response.bytes());
   const error = classifyUpstreamAnswer(
     { status: response.status, headers: response.headers, text: new TextDecoder().decode(bytes) },
-    { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+    { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets() },
   );
   if (policy.policy.upstream_errors.text !== "passthrough") throw error;
   noteFailure(record, error);

@@ -225,7 +225,7 @@ function streamFailures(input: FinishInput): StreamFailures {
     replaceErrorEvent(data) {
       const error = classifyUpstreamAnswer(
         { status: undefined, headers: {}, text: data },
-        { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+        { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets() },
       );
       noteFailure(record, error);
       return policy.policy.upstream_errors.text === "passthrough"
@@ -233,7 +233,7 @@ function streamFailures(input: FinishInput): StreamFailures {
         : call.surface.renderStreamError(error, ref);
     },
     breakOff(cause) {
-      const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
+      const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets());
       if (!call.request.signal.aborted) noteFailure(record, error);
       return call.surface.renderStreamError(error, ref);
     },
@@ -246,7 +246,7 @@ function streamFailures(input: FinishInput): StreamFailures {
 /** A successful status whose body is not a JSON object: the provider failed to answer. */
 function malformedAnswer(input: FinishInput, length: number): GatewayError {
   const text = `The provider's answer (${length} bytes) is not a JSON object.`;
-  return upstreamFailure("upstream", input.response.status, text, input.call.secrets, undefined, "malformed_answer");
+  return upstreamFailure("upstream", input.response.status, text, input.call.secrets(), undefined, "malformed_answer");
 }
 
 function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): FailedCall {
@@ -280,7 +280,7 @@ async function relaySchemaRejection(input: FinishInput, output: StructuredOutput
     const validation = providerRejection("schema");
     record.validation = validation;
     const text = new TextDecoder().decode(bytes);
-    record.upstream_error = upstreamFailure("INVALID_REQUEST", 400, text, input.call.secrets).details.upstreamError;
+    record.upstream_error = upstreamFailure("INVALID_REQUEST", 400, text, input.call.secrets()).details.upstreamError;
     throw new GatewayError("INVALID_REQUEST", 400, "The provider rejected the response schema.", {
       diagnostics: validation,
     });

@@ -38,6 +38,8 @@ const rejections = new Set([
 export interface SurfaceRequest {
   surface: Surface;
   request: Request;
+  /** The request's URL, parsed once. */
+  url: URL;
   /** The route path below the surface's mount, e.g. `/chat/completions`. */
   path: string;
   /** The policy named in the URL, or undefined for the default. */
@@ -56,10 +58,9 @@ export interface SurfaceRequest {
  * gateway key is refused before anything about it is kept.
  */
 export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): Promise<Response> {
-  const { surface, request, path, ref } = input;
+  const { surface, request, url, path, ref } = input;
   const headers: Record<string, string> = { "x-promptgate-ref": ref };
   const time = deps.now().toISOString();
-  const url = new URL(request.url);
   if (!(await authenticated(deps.config, surface, request.headers, url))) {
     // The contract records every call, but this is no call of a client the gateway knows: a record
     // and a log line each would let anyone fill the disk (with long headers, 30 KB a request). It is
@@ -134,6 +135,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       handleSurfaceRequest(deps, {
         surface,
         request: again,
+        url: new URL(again.url),
         path,
         policyRef: input.policyRef,
         ref: deps.newRef(),

@@ -138,12 +138,12 @@ function proxiedStreamFailures(deps: Deps, { call, policy, recorder }: ProxiedCa
       if (policy.policy.upstream_errors.text === "passthrough") return undefined;
       const error = classifyUpstreamAnswer(
         { status: undefined, headers: {}, text: data },
-        { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+        { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets() },
       );
       return call.surface.renderStreamError(error, ref);
     },
     breakOff(cause) {
-      const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
+      const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets());
       return call.surface.renderStreamError(error, ref);
     },
     internal(cause) {

@@ -270,7 +270,7 @@ async function sendAttempt(measured: MeasuredCall, attempt: Attempt, readFailure
   const bytes = await response.bytes();
   const error = classifyUpstreamAnswer(
     { status: response.status, headers: response.headers, text: new TextDecoder().decode(bytes) },
-    { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets },
+    { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets() },
   );
   // The answer is read once; whoever relays it reads the same bytes.
   return { kind: "failed", error, response: { ...response, bytes: async () => bytes } };

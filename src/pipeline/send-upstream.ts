@@ -30,7 +30,7 @@ export async function sendUpstream(
   } catch (cause) {
     const passed = call.deadline.passed();
     debugUpstream(deps, call.ref, request, { reason: passed ? "deadline" : failureReason(cause) }, startedAt);
-    throw classifyTransportFailure(cause, passed, call.secrets);
+    throw classifyTransportFailure(cause, passed, call.secrets());
   }
   debugUpstream(deps, call.ref, request, { status: response.status }, startedAt);
   return {
@@ -42,7 +42,7 @@ export async function sendUpstream(
         timing.endedAt = performance.now();
         return bytes;
       } catch (cause) {
-        throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets);
+        throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets());
       }
     },
     stream: () => response.stream(),

@@ -23,8 +23,11 @@ export interface UpstreamCall {
   credential: UpstreamCredential;
   /** Its signal aborts the provider call when the client goes away or the deadline passes. */
   deadline: Deadline;
-  /** What never reaches a record: the configured provider, gateway and admin keys, and the client's credentials. */
-  secrets: readonly string[];
+  /**
+   * What never reaches a record: the configured provider, gateway and admin keys, and the client's credentials.
+   * Gathered when a failure's text is kept, the first time it is asked for; a call that succeeds never needs them.
+   */
+  secrets: () => readonly string[];
   /** The W3C `traceparent` of the call's span, which its provider requests carry; absent without tracing. */
   traceparent?: string | undefined;
   /** When its (last) provider request went out, its answer's head arrived and its body ended (`performance.now()`). */
@@ -51,12 +54,16 @@ export interface UpstreamCallStart {
 
 /** The provider call of a request: its upstream, its abort signal and its secrets. */
 export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): UpstreamCall {
+  let secrets: readonly string[] | undefined;
   return {
     ...start,
     provider: start.surface,
     translated: false,
     upstream: upstreamOf(deps.config, start.surface.name),
-    secrets: callSecrets(deps.config, [start.surface], start.request, start.url),
+    secrets: () => {
+      secrets ??= callSecrets(deps.config, [start.surface], start.request, start.url);
+      return secrets;
+    },
     timing: {},
   };
 }

@@ -65,7 +65,7 @@ function proxiedCall(): ProxiedCall {
     request,
     url: new URL(request.url),
     deadline: startDeadline(60),
-    secrets: [],
+    secrets: () => [],
   } as Partial<UpstreamCall> as UpstreamCall;
   const policy: PolicyVersion = policyVersion("investigation.bounded", sha("a"));
   return { call, policy, recorder: recorderStub() };

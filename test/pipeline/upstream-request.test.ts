@@ -24,7 +24,7 @@ function callOf(surface: Surface, path: string, credential: UpstreamCredential):
     url,
     credential,
     deadline: startDeadline(60),
-    secrets: [gatewayKey, serverKey],
+    secrets: () => [gatewayKey, serverKey],
     timing: {},
   };
 }
