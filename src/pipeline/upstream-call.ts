@@ -55,8 +55,15 @@ export interface UpstreamCallStart {
 /** The provider call of a request: its upstream, its abort signal and its secrets. */
 export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): UpstreamCall {
   let secrets: readonly string[] | undefined;
+  // Spelled out rather than spread: a spread of `start` builds the object member by member, several times the cost.
   return {
-    ...start,
+    ref: start.ref,
+    surface: start.surface,
+    request: start.request,
+    url: start.url,
+    credential: start.credential,
+    deadline: start.deadline,
+    traceparent: start.traceparent,
     provider: start.surface,
     translated: false,
     upstream: upstreamOf(deps.config, start.surface.name),
