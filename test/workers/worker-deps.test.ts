@@ -21,17 +21,20 @@ describe("the worker's dependencies", () => {
 });
 
 describe("the worker's call log", () => {
-  it("writes one JSON line per call with the call's identifiers and sizes, and nothing at silent", async () => {
+  it("writes one JSON line per call with the call's identifiers and sizes, no credential field, and nothing at silent", async () => {
     const { consoleCallLog } = await import("../../src/runtime/workers/console-call-log.js");
     const written: string[] = [];
     const original = console.log;
     console.log = (text: string) => written.push(text);
     try {
+      // The two credential fields stand for a mistake a later change could make; the guard keeps them out.
       const line = {
         ref: "ref_0123456789abcdef",
         policy: "default@000000000000",
         decision: "sent",
         duration_ms: 3,
+        Authorization: "Bearer sk-worker-1",
+        upstream: { key: "sk-worker-2", label: "openai" },
       } as unknown as Parameters<NonNullable<ReturnType<typeof consoleCallLog>>>[0];
       consoleCallLog("info")?.(line);
       expect(consoleCallLog("silent")).toBeUndefined();
@@ -39,6 +42,11 @@ describe("the worker's call log", () => {
       console.log = original;
     }
     expect(written).toHaveLength(1);
-    expect(JSON.parse(written[0] ?? "")).toMatchObject({ ref: "ref_0123456789abcdef", service: "promptgate" });
+    expect(JSON.parse(written[0] ?? "")).toMatchObject({
+      ref: "ref_0123456789abcdef",
+      service: "promptgate",
+      upstream: { label: "openai" },
+    });
+    expect(written[0]).not.toContain("sk-worker");
   });
 });
