@@ -31,7 +31,20 @@ export async function serveCommand(args: string[], io: CliIo): Promise<ExitCode>
         return await runPrimary(count, folders.environment, { stderr: io.stderr, signals, hangups: process });
       }
     }
+    // Listened to before the gateway starts. A stop signal must never meet Node's default, which ends the process
+    // on the spot: not one sent the moment the start-up line appears (a supervisor may), and not one sent while
+    // the gateway starts, which stops it once it is up.
+    const signals = deduplicatedSignals();
+    let early: NodeJS.Signals | undefined;
+    const noteEarly = (signal: NodeJS.Signals) => {
+      early ??= signal;
+    };
+    signals.on("SIGTERM", noteEarly);
+    signals.on("SIGINT", noteEarly);
     const gateway = await startNodeGateway(folders.environment);
+    signals.off("SIGTERM", noteEarly);
+    signals.off("SIGINT", noteEarly);
+    stopOnSignals(gateway, undefined, signals);
     const line = startupLine({
       url: gateway.url,
       version: packageVersion(),
@@ -40,7 +53,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<ExitCode>
       policies: currentVersions(gateway.policies),
     });
     writeStartupLine(line, gateway.config);
-    stopOnSignals(gateway, undefined, deduplicatedSignals());
+    if (early !== undefined) signals.emit(early, early);
     return 0;
   } catch (error) {
     io.stderr(`promptgate cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
