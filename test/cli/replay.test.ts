@@ -308,7 +308,8 @@ describe("promptgate replay: files and invalid entries", () => {
   });
 });
 
-describe("promptgate replay as a process", () => {
+// Each case starts npx and a node process: on a slow, loaded machine that takes more than the default 20 s.
+describe("promptgate replay as a process", { timeout: 60_000 }, () => {
   async function storedRequestsFile(): Promise<string> {
     const path = join(await mkdtemp(join(tmpdir(), "promptgate-replay-")), "stored.json");
     await writeFile(path, JSON.stringify([chatBody("Hello"), chatBody(text(19_000))]));
