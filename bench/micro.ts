@@ -1,6 +1,7 @@
 // The per-call costs that do not need a socket: measuring a request, counting code points, projecting the
 // schema for Gemini, validating an answer. `npm run bench:micro` runs these alone; `npm run bench` runs them too.
 import { readFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
@@ -42,6 +43,8 @@ export interface MicroResult {
   samples: number;
   /** Mean milliseconds per MiB of input, where `bytes` is given. */
   msPerMiB?: number;
+  /** KiB allocated per run, collected objects included, where measured (the whole call and its harness). */
+  allocatedKiB?: number;
 }
 
 const path = "/chat/completions";
@@ -203,7 +206,13 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
     ),
   );
 
-  for (const result of await alternating(await wholeCallTasks(realistic), 3)) add(result);
+  const wholeCallList = await wholeCallTasks(realistic);
+  const wholeCallResults = await alternating(wholeCallList, 3);
+  for (const [index, result] of wholeCallResults.entries()) {
+    const task = wholeCallList[index]?.task;
+    if (task !== undefined) result.allocatedKiB = await allocatedPerRun(task);
+    add(result);
+  }
 
   let distinct = 0;
   // A description no earlier schema had makes the canonical JSON new, so every cache misses.
@@ -337,16 +346,47 @@ async function wholeCallTasks(
   ];
 }
 
+/**
+ * The KiB a task allocates per run, objects collected since included: V8's sampling heap profiler over `runs` runs
+ * (a sample every 512 bytes on average). Unlike time, this does not move with the machine's load, so it shows a
+ * change of a few per cent that the timings of a shared machine cannot.
+ */
+async function allocatedPerRun(task: () => Promise<unknown>, runs = 2_000): Promise<number> {
+  const session = new Session();
+  session.connect();
+  try {
+    // Both flags are V8's (Node's typings lack them): without them, only what survives would be counted.
+    const sampling = {
+      samplingInterval: 512,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    };
+    await session.post("HeapProfiler.startSampling", sampling);
+    for (let run = 0; run < runs; run++) await task();
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    let bytes = 0;
+    const pending = [profile.head];
+    for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+      bytes += node.selfSize;
+      pending.push(...node.children);
+    }
+    return bytes / runs / 1024;
+  } finally {
+    session.disconnect();
+  }
+}
+
 /** A Markdown table of microbenchmark results. */
 export function microTable(results: readonly MicroResult[]): string {
   const rows = results.map((result) => {
     const perMiB = result.msPerMiB === undefined ? "" : result.msPerMiB.toFixed(3);
     const size = result.bytes === undefined ? "" : formatBytes(result.bytes);
-    return `| ${result.name} | ${size} | ${formatMs(result.mean)} | ${formatMs(result.p50)} | ${formatMs(result.p99)} | ${perMiB} | ${result.samples} |`;
+    const allocated = result.allocatedKiB === undefined ? "" : result.allocatedKiB.toFixed(1);
+    return `| ${result.name} | ${size} | ${formatMs(result.mean)} | ${formatMs(result.p50)} | ${formatMs(result.p99)} | ${perMiB} | ${allocated} | ${result.samples} |`;
   });
   return [
-    "| microbenchmark | input | mean ms | p50 ms | p99 ms | ms per MiB | samples |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| microbenchmark | input | mean ms | p50 ms | p99 ms | ms per MiB | KiB allocated | samples |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
   ].join("\n");
 }

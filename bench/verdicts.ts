@@ -30,7 +30,7 @@ export function verdicts(results: RunResults): Verdict[] {
   const inProcess =
     whole === undefined || harness === undefined
       ? ""
-      : `; in process, without sockets, a call costs ${(whole.mean - harness.mean).toFixed(3)} ms (mean; p50 ${(whole.p50 - harness.p50).toFixed(3)}) above the harness`;
+      : `; in process, without sockets, a call costs ${(whole.mean - harness.mean).toFixed(3)} ms (mean; p50 ${(whole.p50 - harness.p50).toFixed(3)}) above the harness${ownAllocation(whole, harness)}`;
   const bareAdded = load(results, "bare", 1)?.addedP50;
   const ownAdded = load(results, "promptgate", 1)?.addedP50;
   const megabyte = micro(results, "parseCall + measure, 1 MB request");
@@ -111,4 +111,10 @@ export function verdictTable(list: readonly Verdict[]): string {
         `| ${verdict.target} | ${verdict.measured} | ${verdict.met === undefined ? "–" : verdict.met ? "yes" : "no"} |`,
     ),
   ].join("\n");
+}
+
+/** What the gateway's own part of an in-process call allocates, where both figures were measured. */
+function ownAllocation(whole: MicroResult, harness: MicroResult): string {
+  if (whole.allocatedKiB === undefined || harness.allocatedKiB === undefined) return "";
+  return ` and allocates ${(whole.allocatedKiB - harness.allocatedKiB).toFixed(1)} KiB`;
 }
