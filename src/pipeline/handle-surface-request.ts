@@ -71,8 +71,14 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
   let deadline: Deadline | undefined;
   let timing: UpstreamTiming | undefined;
   const span = deps.tracing?.start(request);
+  // Only a failure's kept text and an internal error's stack need them: gathered the first time one asks.
+  let gathered: readonly string[] | undefined;
+  const secrets = () => {
+    gathered ??= callSecrets(deps.config, [surface], request, url);
+    return gathered;
+  };
   const recorder = callRecorder(deps, newRecord(deps, input, time), {
-    secrets: () => callSecrets(deps.config, [surface], request, url),
+    secrets,
     release: () => {
       deadline?.clear();
       if (timing !== undefined) noteTiming(recorder.record, timing);
@@ -110,7 +116,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
     deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
     const traceparent = span?.traceparent();
-    const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline, traceparent });
+    const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline, traceparent, secrets });
     timing = call.timing;
     if (endpoint.kind === "proxy") {
       if (endpoint.responseIdOf !== undefined) {

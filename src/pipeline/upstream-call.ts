@@ -50,11 +50,12 @@ export interface UpstreamCallStart {
   url: URL;
   credential: UpstreamCredential;
   deadline: Deadline;
+  /** The request's secrets (see `UpstreamCall.secrets`), gathered once for the call and its record. */
+  secrets: () => readonly string[];
 }
 
 /** The provider call of a request: its upstream, its abort signal and its secrets. */
 export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): UpstreamCall {
-  let secrets: readonly string[] | undefined;
   // Spelled out rather than spread: a spread of `start` builds the object member by member, several times the cost.
   return {
     ref: start.ref,
@@ -67,10 +68,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
     provider: start.surface,
     translated: false,
     upstream: upstreamOf(deps.config, start.surface.name),
-    secrets: () => {
-      secrets ??= callSecrets(deps.config, [start.surface], start.request, start.url);
-      return secrets;
-    },
+    secrets: start.secrets,
     timing: {},
   };
 }
