@@ -331,18 +331,18 @@ async function settleStale(
   limits: JobLimits,
   deadlineSeconds: number,
 ): Promise<JobRecord> {
-  if (terminal.includes(job.state)) return job;
+  // A job of this process is left to its runner, which enforces the queue and run deadlines itself: a poll that
+  // comes between two of its steps, or after a clock jump, would otherwise fail a job that is alive.
+  if (terminal.includes(job.state) || hostOf(deps).local.has(job.id)) return job;
   const now = deps.now().getTime();
   let error: JobError | undefined;
-  // A job of this process is known to be alive, however its beats look to a clock that jumped.
-  const here = hostOf(deps).local.has(job.id);
   if (job.state === "queued" && now - job.createdAt >= limits.queue_seconds * 1000) {
     const message = "The job waited in the queue past its deadline; nothing was sent.";
     error = { code: "timeout", message, ref: deps.newRef() };
   } else if (job.startedAt !== undefined && now - job.startedAt > deadlineSeconds * 1000 + orphanedAfterMs) {
     // Its runner ends it at the deadline itself; one this much later has no runner left.
     error = { code: "timeout", message: "The provider did not answer in time.", ref: deps.newRef() };
-  } else if (!here && now - job.heartbeatAt > orphanedAfterMs) {
+  } else if (now - job.heartbeatAt > orphanedAfterMs) {
     error = stoppedError(deps);
   }
   if (error === undefined) return job;

@@ -127,6 +127,32 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
     });
   });
 
+  it("leaves a queued job of this process to its runner when a poll comes first, however far the clock jumped", async () => {
+    // The run's move to in_progress is held until a poll has been answered: the poll sees the job queued 25 h after
+    // its creation, past the 300 s queue deadline, yet its runner already had its place.
+    let pollAnswered: () => void = () => {};
+    const polled = new Promise<void>((resolve) => {
+      pollAnswered = resolve;
+    });
+    const gateway = await gatewayOn(async () => {
+      const store = await makeStore();
+      const updateJob = store.updateJob.bind(store);
+      store.updateJob = async (id, from, change) => {
+        if (change.state === "in_progress") await polled;
+        return updateJob(id, from, change);
+      };
+      return store;
+    });
+    const client = gateway.client();
+    const created = await client.responses.create({ model: "gpt-4.1", input: "hello", background: true });
+    gateway.clock.now += 25 * hour;
+    const early = (await client.responses.retrieve(created.id)) as Polled;
+    pollAnswered();
+    expect(early.promptgate.job.state).toBe("queued");
+    const done = await pollUntil(client, created.id, ended);
+    expect(done.status).toBe("completed");
+  });
+
   it("keeps no provider text in a failed job, even under a policy that relays it to synchronous calls", async () => {
     const gateway = await gatewayOn(makeStore);
     const client = gateway.client({ policy: "errors.passthrough" });
