@@ -22,10 +22,12 @@ export function nodeLogger(settings: LogSettings, destination?: DestinationStrea
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }), log: withoutCredentialFields },
   };
-  if (!pretty(settings, destination)) return destination === undefined ? pino(options) : pino(options, destination);
+  // stdout is written synchronously, from the event loop's own thread: a line logged just before the process exits is
+  // never lost in a buffer, the loggers of one process cannot reorder each other's lines, and a line costs one write
+  // instead of a hand-off to libuv's thread pool and back (pino's default), which cost more CPU than the write itself.
+  if (!pretty(settings, destination)) return pino(options, destination ?? pino.destination({ fd: 1, sync: true }));
   const terminal = destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);
-  // Formatted in the same turn as the line is logged, and written as pino writes stdout (synchronously),
-  // so that a line logged just before the process exits is not lost in a stream between the two.
+  // Formatted in the same turn as the line is logged, and written as above.
   const prettify = prettyFactory({
     colorize: terminal,
     singleLine: true,
