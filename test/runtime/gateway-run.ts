@@ -1,13 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
+import { tsxLoader } from "../support/node-run.js";
 
 // The gateway as `npm start` runs it, from any working directory: the TypeScript entry through tsx's loader.
 const entry = resolve("src/runtime/node/main.ts");
-const tsxLoader = pathToFileURL(
-  join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs"),
-).href;
 
 /** Root ignores file permissions, so cases about them run the gateway as `nobody` there. */
 export const asRoot = process.getuid?.() === 0;

@@ -1,33 +1,16 @@
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runNode, tsxLoader } from "../support/node-run.js";
 
 // The Node log writes stdout synchronously: a line logged is in stdout before the next statement runs, so a crash
 // loses none, and the process's loggers (the start-up line's, the calls', the policy reload's) never reorder lines.
 
-const tsxLoader = pathToFileURL(
-  join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs"),
-).href;
-
 describe("the Node log on stdout", { timeout: 60_000 }, () => {
   it("holds every line logged before the process was killed, in the order logged", async () => {
     const lines = 200;
-    const child = spawn(process.execPath, ["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")], {
-      env: { ...process.env, LINES: String(lines) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    const signal = await new Promise((resolvePromise) =>
-      child.once("close", (_code, signal) => resolvePromise(signal)),
+    const { signal, stdout, stderr } = await runNode(
+      ["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")],
+      { LINES: String(lines) },
     );
     expect(signal, stderr).toBe("SIGKILL");
     const numbers = stdout

@@ -1,34 +1,19 @@
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runNode, tsxLoader } from "../support/node-run.js";
 
 const entry = resolve("src/runtime/node/main.ts");
-const tsxLoader = pathToFileURL(
-  join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/loader.mjs"),
-).href;
 const preload = pathToFileURL(resolve("test/fixtures/signals/sigterm-at.mjs")).href;
 
 /** Runs the gateway with SIGTERM sent to it at `moment` (see the preload) and reports how it ended. */
 function runSignalled(moment: "listening" | "start-up") {
-  const child = spawn(process.execPath, ["--import", preload, "--import", tsxLoader, entry], {
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", PROMPTGATE_DB: "memory", SIGTERM_AT: moment },
-    stdio: ["ignore", "pipe", "pipe"],
+  return runNode(["--import", preload, "--import", tsxLoader, entry], {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    PROMPTGATE_DB: "memory",
+    SIGTERM_AT: moment,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  return new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
-    (resolvePromise) => {
-      child.once("exit", (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
-    },
-  );
 }
 
 describe("a stop signal at start-up", { timeout: 60_000 }, () => {
