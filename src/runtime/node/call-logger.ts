@@ -25,7 +25,8 @@ export function nodeLogger(settings: LogSettings, destination?: DestinationStrea
   // stdout is written synchronously, from the event loop's own thread: a line logged just before the process exits is
   // never lost in a buffer, the loggers of one process cannot reorder each other's lines, and a line costs one write
   // instead of a hand-off to libuv's thread pool and back (pino's default), which cost more CPU than the write itself.
-  if (!pretty(settings, destination)) return pino(options, destination ?? pino.destination({ fd: 1, sync: true }));
+  const target = destination ?? pino.destination({ fd: 1, sync: true });
+  if (!pretty(settings, destination)) return pino(options, target);
   const terminal = destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);
   // Formatted in the same turn as the line is logged, and written as above.
   const prettify = prettyFactory({
@@ -36,7 +37,6 @@ export function nodeLogger(settings: LogSettings, destination?: DestinationStrea
     // A call line's `error` is its error code, not an Error to print on lines of its own.
     errorLikeObjectKeys: ["err"],
   });
-  const target = destination ?? pino.destination({ fd: 1, sync: true });
   return pino(options, { write: (line: string) => target.write(prettify(line)) });
 }
 
