@@ -10,6 +10,8 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build } from "esbuild";
+import { identifyPolicies } from "../src/policy/identify-policy.js";
+import { missingListedSchemas } from "../src/policy/listed-schemas.js";
 import { type PolicyFile, validatePolicyFiles } from "../src/policy/load-policies.js";
 import { modelTableFile, modelTableOf } from "../src/routing/model-table.js";
 import { compileSchema, createAjv } from "../src/schema/compile-schema.js";
@@ -39,6 +41,11 @@ export async function workerAssetFiles(base = root): Promise<Map<string, string>
     name: file.path.slice("schemas/".length, -".json".length),
     schema: parseSchema(file),
   }));
+  // Said here, as a Node gateway says it at start-up: the worker bundles both folders as they are now.
+  const names = new Set(schemas.map((named) => named.name));
+  for (const missing of missingListedSchemas((await identifyPolicies(policies)).list(), names)) {
+    process.stderr.write(`warning: ${missing.message}\n`);
+  }
   files.set(`${generatedDirectory}/validators.js`, `${header("schemas/*.json")}${await validatorsModule(schemas)}`);
   files.set(`${generatedDirectory}/validators.d.ts`, `${header("schemas/*.json")}${validatorsDeclaration}`);
   const migrations = textFiles(base, "migrations", ".sql").map((file) => ({

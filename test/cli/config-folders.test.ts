@@ -44,14 +44,24 @@ describe("PROMPTGATE_SCHEMAS naming a folder of the user's own schemas", () => {
       join(directory, "ticket.json"),
       JSON.stringify({ type: "object", properties: { id: { type: "string" } } }),
     );
-    const deps = await createNodeDeps({
-      PROMPTGATE_SCHEMAS: directory,
-      PROMPTGATE_DB: "memory",
-      PROMPTGATE_LOG: "silent",
-    });
+    const lines: string[] = [];
+    const deps = await createNodeDeps(
+      { PROMPTGATE_SCHEMAS: directory, PROMPTGATE_DB: "memory", PROMPTGATE_LOG_FORMAT: "json" },
+      { logDestination: { write: (line: string) => lines.push(line) } },
+    );
     try {
       expect([...deps.schemas.keys()]).toEqual(["ticket"]);
       expect(deps.policies.resolve("investigation.bounded").policy.name).toBe("investigation.bounded");
+      // The shipped v1 policy accepts only a shipped schema, which this folder lacks: said at start-up, once.
+      const warnings = lines.map((line) => JSON.parse(line)).filter((line) => line.event === "policy_schema_missing");
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          policy: deps.policies.resolve("investigation.bounded.v1").ref,
+          field: "validation.schemas[0]",
+          schema: "investigation_bootstrap_v21",
+        }),
+      ]);
     } finally {
       await deps.store.close();
     }

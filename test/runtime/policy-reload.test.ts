@@ -150,6 +150,31 @@ describe("POST /promptgate/admin/policies/reload", () => {
     ]);
   });
 
+  it("takes a policy that lists a named schema the gateway does not have, and logs a warning naming it", async () => {
+    editPolicy(folder, "investigation.bounded.toml", (text) =>
+      text.replace('on_invalid = "error"', 'on_invalid = "error"\nschemas = ["investigation_bootstrap_v22", "nope"]'),
+    );
+    const response = await reload();
+    expect(response.status).toBe(200);
+    const after = await currentRef("investigation.bounded");
+    const warnings = harness.logs
+      .map((line) => JSON.parse(line) as Json)
+      .filter((line) => line.event === "policy_schema_missing");
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        policy: after,
+        file: join(folder, "investigation.bounded.toml"),
+        field: "validation.schemas[1]",
+        schema: "nope",
+        msg:
+          `policy ${after} (${join(folder, "investigation.bounded.toml")}) accepts the named schema nope, which the ` +
+          "gateway does not have: its calls with a response schema are refused until nope.json is in the schema " +
+          "folder (PROMPTGATE_SCHEMAS) or the name is removed from validation.schemas",
+      }),
+    ]);
+  });
+
   it("refuses a folder without the default policy, and one that cannot be read", async () => {
     rmSync(join(folder, "default.toml"));
     const withoutDefault = (await (await reload()).json()) as { error: { problems: Json[] } };

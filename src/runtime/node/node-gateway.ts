@@ -29,7 +29,7 @@ import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
 import { tracingFromEnvironment } from "./otel-tracing.js";
 import { packageVersion, policySchemaPath } from "./package-paths.js";
 import { type PendingWork, pendingWork } from "./pending-work.js";
-import { nodePolicyReload } from "./policy-reload.js";
+import { nodePolicyReload, warnOfMissingSchemas } from "./policy-reload.js";
 import { prometheusMetrics } from "./prometheus-metrics.js";
 import { workerSchemaCompiler } from "./schema-compiler.js";
 import { serverDrain } from "./server-drain.js";
@@ -129,13 +129,17 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     // A database opened but refusing its first write: read-only, full, locked by another process.
     throw isSqliteFailure(error) ? databaseRefusal(database, error) : error;
   }
-  const log = callLogger(nodeLogger(config, options.logDestination));
+  const logger = nodeLogger(config, options.logDestination);
+  const schemaNames = new Set(schemas.keys());
+  warnOfMissingSchemas(logger, held.current(), schemaNames);
+  const log = callLogger(logger);
   const unstored = (ref: string, error: unknown) =>
     logInternalError({ log }, ref, error, "record", configSecrets(config));
   const reloadPolicies = nodePolicyReload({
     config,
     policies: held,
     policySchema,
+    schemaNames,
     readFiles: () => readPolicyFiles(config.policiesDir),
     keep: (registry) => syncPolicyVersions(store, registry),
     logDestination: options.logDestination,

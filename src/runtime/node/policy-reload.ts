@@ -1,8 +1,10 @@
-import type { DestinationStream } from "pino";
+import type { DestinationStream, Logger } from "pino";
 import type { Config } from "../../config.js";
 import { redactKeys } from "../../errors/redact-keys.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
+import { missingListedSchemas } from "../../policy/listed-schemas.js";
 import type { PolicyFile } from "../../policy/load-policies.js";
+import type { PolicyVersion } from "../../policy/policy.js";
 import { PolicyFileError } from "../../policy/policy-file-error.js";
 import type { WritablePolicyRegistry } from "../../policy/policy-registry.js";
 import { type PolicyReload, policyReloader } from "../../policy/reload-policies.js";
@@ -14,6 +16,8 @@ export interface NodePolicyReloadOptions {
   config: Config;
   policies: ReloadablePolicies;
   policySchema: object;
+  /** The named schemas, read at start-up (a reload does not read the schema folder again). */
+  schemaNames: ReadonlySet<string>;
   /** Reads the policy folder's files. */
   readFiles: () => Promise<PolicyFile[]>;
   /** Stores the new versions and brings stored earlier ones into the registry (`syncPolicyVersions`). */
@@ -42,6 +46,10 @@ export function nodePolicyReload(options: NodePolicyReloadOptions): (trigger: st
     try {
       const outcome = await reload();
       writeReloadLine(options, outcome.reloaded ? "info" : "warn", { trigger, ...outcome });
+      if (outcome.reloaded) {
+        const logger = nodeLogger(options.config, options.logDestination);
+        warnOfMissingSchemas(logger, options.policies.current(), options.schemaNames);
+      }
       return outcome;
     } catch (error) {
       const failure = error instanceof Error ? `${error.name}: ${error.message}` : "a non-error was thrown";
@@ -77,4 +85,15 @@ function writeReloadLine(
     ? `policies reloaded on ${line.trigger}`
     : `policies kept on ${line.trigger}: ${"failure" in line ? "the reload failed" : "the policy folder is not valid"}`;
   logger[level]({ event, ...line }, message);
+}
+
+/** One `warn` line for each named schema a current policy lists and the gateway lacks (see `missingListedSchemas`). */
+export function warnOfMissingSchemas(
+  logger: Logger,
+  versions: readonly PolicyVersion[],
+  schemaNames: ReadonlySet<string>,
+): void {
+  for (const { message, ...fields } of missingListedSchemas(versions, schemaNames)) {
+    logger.warn({ event: "policy_schema_missing", ...fields }, message);
+  }
 }
