@@ -531,17 +531,17 @@ export function tapeValue(tape: Tape, index: number): unknown {
   return JSON.parse(decoder.decode(tape.bytes.subarray(tape.start[index], tape.end[index])));
 }
 
-/** A recurring text and its parsed value (see `recurringValue`). */
+/** A recurring value's bytes (a copy) and its parsed value (see `recurringValue`). */
 interface Recurring {
-  text: string;
+  bytes: Uint8Array;
   value: unknown;
 }
 /** Recurring values by the hash of their bytes, least recently used first. */
 const recurring = new Map<number, Recurring>();
-/** Texts of 128 bytes to 64 KiB are kept, 4 Mi characters of them at most (their parsed values take a few times that). */
-const recurringLimits = { minBytes: 128, maxBytes: 64 * 1024, totalChars: 4 * 1024 * 1024 };
-/** Characters of the texts kept. */
-let recurringChars = 0;
+/** Values of 128 bytes to 64 KiB are kept, 4 MiB of them at most (their parsed values take a few times that). */
+const recurringLimits = { minBytes: 128, maxBytes: 64 * 1024, totalBytes: 4 * 1024 * 1024 };
+/** Bytes of the texts kept. */
+let recurringBytes = 0;
 
 /**
  * The parsed value of a token that recurs from call to call with the same bytes (a response schema, a
@@ -549,9 +549,9 @@ let recurringChars = 0;
  * (its compact JSON, its compiled validator, its projection) is found again without parsing it. One
  * object serves many calls, so it is never changed in place, as no parsed JSON is here (every
  * transform copies; see compact-json.ts). Not frozen: a validator may mark a schema object (see
- * schema-validators.ts). An entry is found by a hash of the bytes and taken only when its text is
- * the same (a text whose hash is another's replaces it): a string key would cost V8's hash of every
- * character, about twice the hash, the decode and the comparison here.
+ * schema-validators.ts). An entry is found by a hash of the bytes and taken only when its bytes are
+ * the same (bytes whose hash is another's replace it), compared as bytes: a string key would cost V8's
+ * hash of every character, and decoding the bytes to compare them as text a new string on every call.
  */
 export function recurringValue(tape: Tape, index: number): unknown {
   const start = tape.start[index] as number;
@@ -565,26 +565,43 @@ export function recurringValue(tape: Tape, index: number): unknown {
     return tapeValue(tape, index);
   }
   const hash = bytesHash(tape.bytes, start, end);
-  const text = decoder.decode(tape.bytes.subarray(start, end));
   let entry = recurring.get(hash);
   if (entry !== undefined) {
     recurring.delete(hash);
-    if (entry.text !== text) {
-      recurringChars -= entry.text.length;
+    if (!sameBytes(entry.bytes, tape.bytes, start, end)) {
+      recurringBytes -= entry.bytes.length;
       entry = undefined;
     }
   }
   if (entry === undefined) {
-    entry = { text, value: JSON.parse(text) };
-    recurringChars += text.length;
-    for (const [oldest, { text: kept }] of recurring) {
-      if (recurringChars <= recurringLimits.totalChars) break;
+    const bytes = tape.bytes.slice(start, end);
+    entry = { bytes, value: JSON.parse(decoder.decode(bytes)) };
+    recurringBytes += length;
+    for (const [oldest, { bytes: kept }] of recurring) {
+      if (recurringBytes <= recurringLimits.totalBytes) break;
       recurring.delete(oldest);
-      recurringChars -= kept.length;
+      recurringBytes -= kept.length;
     }
   }
   recurring.set(hash, entry);
   return entry.value;
+}
+
+/** Whether `kept` holds the bytes of `bytes` from `start` to `end`, four at a time where both are aligned. */
+function sameBytes(kept: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
+  const length = end - start;
+  if (kept.length !== length) return false;
+  let at = 0;
+  const offset = bytes.byteOffset + start;
+  if ((offset & 3) === 0 && (kept.byteOffset & 3) === 0) {
+    const words = length >> 2;
+    const left = new Uint32Array(kept.buffer, kept.byteOffset, words);
+    const right = new Uint32Array(bytes.buffer, offset, words);
+    for (; at < words; at++) if (left[at] !== right[at]) return false;
+    at = words << 2;
+  }
+  for (; at < length; at++) if (kept[at] !== bytes[start + at]) return false;
+  return true;
 }
 
 /** FNV-1a in four lanes (a byte each, combined at the end), about three times the speed of one lane. */
