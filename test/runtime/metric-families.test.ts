@@ -30,8 +30,9 @@ describe("metric families", () => {
       const histogram = new Histogram({ name: "t_size", help: "Sizes.", labelNames, buckets, registers: [theirs] });
       const calls = counterFamily(ours, { name: "t_calls_total", help: "Calls.", labelNames });
       const sizes = histogramFamily(ours, { name: "t_size", help: "Sizes.", labelNames, buckets });
-      const surfaces = ["chat", "responses", 'messages "quoted"', "a\\b"];
-      const policies = ["p.one", "p-two", "line\nbreak"];
+      // Values that a key joined from the values with a separator would confuse: ("x\u0001y", "z") and ("x", "y\u0001z").
+      const surfaces = ["chat", "responses", 'messages "quoted"', "a\\b", "x\u0001y", "x"];
+      const policies = ["p.one", "p-two", "line\nbreak", "z", "y\u0001z"];
       for (let i = 0; i < 400; i += 1) {
         const surface = surfaces[Math.floor(next() * surfaces.length)] as string;
         const policy = policies[Math.floor(next() * policies.length)] as string;

@@ -97,25 +97,46 @@ interface Series<T> {
   clear(): void;
 }
 
-/** A family's series by label values, found by one joined string; bounded, as every label's values are. */
+/**
+ * A family's series by label values, bounded, as every label's values are. A series is found through one map per
+ * label, by values that are mostly the same string objects call after call, whose hashes V8 keeps: no key string is
+ * built and hashed per observation. `all()` gives the series in the order they were first seen, as prom-client does.
+ */
 function familySeries<T>(labelNames: readonly string[], make: (labels: Record<string, string>) => T): Series<T> {
-  const made = new Map<string, T>();
+  type Level = Map<string, Level | T>;
+  let root: Level = new Map();
+  let made: T[] = [];
+  const last = labelNames.length - 1;
   return {
     of(...values) {
-      const key = values.join("\u0001");
-      let one = made.get(key);
+      let level = root;
+      for (let at = 0; at < last; at++) {
+        const value = values[at] ?? "";
+        let next = level.get(value) as Level | undefined;
+        if (next === undefined) {
+          next = new Map();
+          level.set(value, next);
+        }
+        level = next;
+      }
+      const value = values[last] ?? "";
+      let one = level.get(value) as T | undefined;
       if (one === undefined) {
         const labels: Record<string, string> = {};
         labelNames.forEach((label, at) => {
           labels[label] = values[at] ?? "";
         });
         one = make(labels);
-        made.set(key, one);
+        level.set(value, one);
+        made.push(one);
       }
       return one;
     },
-    all: () => made.values(),
-    clear: () => made.clear(),
+    all: () => made,
+    clear: () => {
+      root = new Map();
+      made = [];
+    },
   };
 }
 
