@@ -358,8 +358,8 @@ const idleMs = 20;
 
 /**
  * A task's time when each run follows `idleMs` of sleep, as a call does when calls do not follow each other closely.
- * On the virtual machines measured here, the same code then ran up to twice as slow as back to back: caches, and the
- * CPU the process gets, are cold again. Compare with the task's back-to-back figure in the same run.
+ * On the virtual machine measured here, the same code then ran about three times as slow as back to back: caches,
+ * and the CPU the process gets, are cold again. Compare with the task's back-to-back figure in the same run.
  */
 async function afterIdle(name: string, task: () => unknown, runs = 200): Promise<MicroResult> {
   const samples: number[] = [];

@@ -540,7 +540,7 @@ interface Recurring {
 const recurring = new Map<number, Recurring>();
 /** Values of 128 bytes to 64 KiB are kept, 4 MiB of them at most (their parsed values take a few times that). */
 const recurringLimits = { minBytes: 128, maxBytes: 64 * 1024, totalBytes: 4 * 1024 * 1024 };
-/** Bytes of the texts kept. */
+/** Bytes of the values kept. */
 let recurringBytes = 0;
 
 /**

@@ -277,7 +277,7 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
       const tape = scanJson(encoder.encode(JSON.stringify({ p: "_".repeat(pad), schema })), maxNestingDepth) as Tape;
       expect(recurringValue(tape, memberToken(tape, 0, "schema"))).toBe(first);
     }
-    // Bytes that differ in their last byte only, past the whole words.
+    // Values that differ in one byte near their end are kept apart.
     const last = read({ ...schema, title: "ab" });
     expect(read({ ...schema, title: "ac" })).toStrictEqual({ ...schema, title: "ac" });
     expect(read({ ...schema, title: "ab" })).toStrictEqual(last);

@@ -142,7 +142,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     schemaNames,
     readFiles: () => readPolicyFiles(config.policiesDir),
     keep: (registry) => syncPolicyVersions(store, registry),
-    logDestination: options.logDestination,
+    logger,
   });
   const deps: NodeDeps = {
     config,

@@ -1,4 +1,4 @@
-import type { DestinationStream, Logger } from "pino";
+import type { Logger } from "pino";
 import type { Config } from "../../config.js";
 import { redactKeys } from "../../errors/redact-keys.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
@@ -9,7 +9,6 @@ import { PolicyFileError } from "../../policy/policy-file-error.js";
 import type { WritablePolicyRegistry } from "../../policy/policy-registry.js";
 import { type PolicyReload, policyReloader } from "../../policy/reload-policies.js";
 import type { ReloadablePolicies } from "../../policy/reloadable-policies.js";
-import { nodeLogger } from "./call-logger.js";
 
 /** What reloads the Node gateway's policies, and where it says how a reload went. */
 export interface NodePolicyReloadOptions {
@@ -22,8 +21,8 @@ export interface NodePolicyReloadOptions {
   readFiles: () => Promise<PolicyFile[]>;
   /** Stores the new versions and brings stored earlier ones into the registry (`syncPolicyVersions`). */
   keep: (registry: WritablePolicyRegistry) => Promise<void>;
-  /** Where the reload's log line goes instead of stdout (tests capture it). */
-  logDestination?: DestinationStream;
+  /** The gateway's Node logger (`nodeLogger`): a reload's lines go where its other lines go, in its format. */
+  logger: Logger;
 }
 
 /**
@@ -46,10 +45,7 @@ export function nodePolicyReload(options: NodePolicyReloadOptions): (trigger: st
     try {
       const outcome = await reload();
       writeReloadLine(options, outcome.reloaded ? "info" : "warn", { trigger, ...outcome });
-      if (outcome.reloaded) {
-        const logger = nodeLogger(options.config, options.logDestination);
-        warnOfMissingSchemas(logger, options.policies.current(), options.schemaNames);
-      }
+      if (outcome.reloaded) warnOfMissingSchemas(options.logger, options.policies.current(), options.schemaNames);
       return outcome;
     } catch (error) {
       const failure = error instanceof Error ? `${error.name}: ${error.message}` : "a non-error was thrown";
@@ -73,13 +69,12 @@ function folderError(folder: string, error: unknown): unknown {
 
 type ReloadLine = { trigger: string; reloaded: boolean; policies: string[] } & Record<string, unknown>;
 
-/** One line on stdout through the call log's logger (its level and format). */
+/** The reload's one line, through the gateway's logger. */
 function writeReloadLine(
-  { config, logDestination }: Pick<NodePolicyReloadOptions, "config" | "logDestination">,
+  { logger }: Pick<NodePolicyReloadOptions, "logger">,
   level: "info" | "warn" | "error",
   line: ReloadLine,
 ): void {
-  const logger = nodeLogger(config, logDestination);
   const event = line.reloaded ? "policies_reloaded" : "policies_kept";
   const message = line.reloaded
     ? `policies reloaded on ${line.trigger}`
