@@ -63,8 +63,8 @@ describe("PROMPTGATE_WORKERS", () => {
     const primary = startPrimary({ PROMPTGATE_WORKERS: "2", PROMPTGATE_DB: tempDatabase() });
     try {
       await until(() => primary.stderr().includes("runs 2 worker processes"), "two workers");
-      const listening = primary.stdout().match(/"event":"listening"/g) ?? [];
-      expect(listening).toHaveLength(2);
+      // The primary says so once both sockets listen; each worker writes its start-up line just after.
+      await until(() => (primary.stdout().match(/"event":"listening"/g) ?? []).length === 2, "two start-up lines");
       const url = urlOf(primary);
       const statuses = await Promise.all(Array.from({ length: 40 }, (_, index) => chat(url, `call ${index}`)));
       expect(statuses).toEqual(Array(40).fill(200));
