@@ -1,15 +1,17 @@
 // The worker thread of `workerSchemaCompiler`: compiles each response schema it is sent exactly as the gateway
 // would, writes the validator out as Ajv standalone code, runs it once and sends back the code with V8's code
 // cache, so that the serving thread only deserializes it.
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { type AjvInstance, compileResponseSchema, createAjv, removeSchema } from "../../schema/compile-schema.js";
 import type { SchemaDialect } from "../../schema/compiled-validator.js";
 import type { CompileJob, CompileResult } from "./schema-compiler.js";
 import { instantiateValidator, wrappedSource } from "./standalone-validator.js";
+import { withoutTermination } from "./termination-lock.js";
 
 const port = parentPort;
 if (port === null) throw new Error("schema-compiler-worker runs only as a worker thread.");
+const lock = new Int32Array((workerData as { lock: SharedArrayBuffer }).lock);
 
 const sourceAjv = (dialect: SchemaDialect, discriminator: boolean) =>
   createAjv(dialect, discriminator, { source: true });
@@ -49,11 +51,15 @@ function compile({ id, text }: CompileJob): CompileResult {
   const { ajv, schema: prepared, dialect } = outcome;
   try {
     const source = wrappedSource(standaloneCode.default(ajv, outcome.validate));
-    const { validate, script } = instantiateValidator(source);
-    // V8 compiles a function when it first runs: run it, so that the cache holds the compiled code too.
-    validate(null);
-    validate({});
-    const cachedData = new Uint8Array(script.createCachedData());
+    // Held while V8 compiles and caches the code: the one part of a job during which terminating the thread (its
+    // time ran out, or the compiler was closed) could crash the process.
+    const cachedData = withoutTermination(lock, () => {
+      const { validate, script } = instantiateValidator(source);
+      // V8 compiles a function when it first runs: run it, so that the cache holds the compiled code too.
+      validate(null);
+      validate({});
+      return new Uint8Array(script.createCachedData());
+    });
     return { id, source, cachedData, schemaText: JSON.stringify(prepared), dialect };
   } catch {
     return { id, unsupported: true };

@@ -5,6 +5,7 @@ import type { CompiledValidator, SchemaDialect } from "../../schema/compiled-val
 import type { SchemaRefusal } from "../../schema/schema-refusals.js";
 import type { SchemaCompiler } from "../../schema/schema-validators.js";
 import { instantiateValidator } from "./standalone-validator.js";
+import { terminateOutsideLock, terminationLock } from "./termination-lock.js";
 
 /** One schema to compile, as compact JSON (built once per schema object already, and cheap to send). */
 export interface CompileJob {
@@ -45,6 +46,9 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
   const queue: Waiting[] = [];
   let worker: Worker | undefined;
   let ready = false;
+  // Each worker's termination lock: it holds it while V8 compiles the validator's code (see termination-lock.ts).
+  const locks = new WeakMap<Worker, Int32Array>();
+  const terminate = (thread: Worker) => terminateOutsideLock(thread, locks.get(thread) as Int32Array);
   let running: { waiting: Waiting; timer: NodeJS.Timeout } | undefined;
   let nextId = 1;
 
@@ -66,7 +70,7 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
       running = undefined;
       worker = undefined;
       ready = false;
-      void current.terminate();
+      void terminate(current);
       next();
     }, timeoutMs);
     timer.unref();
@@ -97,11 +101,14 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
   };
 
   const start = (): Worker => {
+    const lock = terminationLock();
     const started = new Worker(workerEntry(), {
       // Not this process's flags: a preloaded TypeScript module (`--import x.ts`) cannot load before tsx registers.
       execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMiB ?? 1024 },
+      workerData: { lock: lock.buffer },
     });
+    locks.set(started, lock);
     started.on("message", (message: CompileResult | { ready: true }) => {
       if (!("ready" in message)) finish(message);
       else if (worker === started) {
@@ -147,7 +154,7 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
       if (running !== undefined) clearTimeout(running.timer);
       running = undefined;
       for (const waiting of left) waiting.reject(new Error("The schema compiler was closed."));
-      await current?.terminate();
+      if (current !== undefined) await terminate(current);
     },
   };
 }
