@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { typeScriptWorkerEntry } from "../../src/runtime/node/schema-compiler.js";
 import { terminateOutsideLock } from "../../src/runtime/node/termination-lock.js";
 
 // The lock that keeps the schema compiler from terminating its worker while V8 compiles a validator's code (Node 20
@@ -8,10 +9,8 @@ import { terminateOutsideLock } from "../../src/runtime/node/termination-lock.js
 
 /** Runs test/fixtures/schema-compiler/lock-holder.ts in a worker thread, its TypeScript through tsx. */
 function lockHolder(shared: Int32Array): { worker: Worker; exited: Promise<number>; began: Promise<unknown> } {
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("../fixtures/schema-compiler/lock-holder.ts", import.meta.url).href;
-  const source = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
-  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`), {
+  const entry = typeScriptWorkerEntry(new URL("../fixtures/schema-compiler/lock-holder.ts", import.meta.url));
+  const worker = new Worker(entry, {
     execArgv: [],
     workerData: shared.buffer,
   });
@@ -46,7 +45,7 @@ describe("terminateOutsideLock", () => {
     expect([Atomics.load(shared, 2), Atomics.load(shared, 1)]).toEqual([1, 1]);
   });
 
-  it("terminates a worker that does not hold the lock at once", async () => {
+  it("terminates a worker that takes and leaves the lock without pause", async () => {
     const shared = sharedCounts();
     const { worker, exited, began } = lockHolder(shared);
     await began;
@@ -60,7 +59,7 @@ describe("terminateOutsideLock", () => {
 
   it("does not wait for a lock that a thread which has ended left held", async () => {
     const lock = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-    Atomics.store(lock, 0, 1);
+    Atomics.store(lock, 0, 1); // held
     const worker = new Worker("", { eval: true });
     await new Promise((resolve) => worker.once("exit", resolve));
     await terminateOutsideLock(worker, lock);

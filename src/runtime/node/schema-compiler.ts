@@ -161,13 +161,19 @@ export function workerSchemaCompiler(options: WorkerSchemaCompilerOptions = {}):
 
 /**
  * The worker's entry. Built (dist/), it is the compiled worker beside this module. Run from the sources (tests,
- * scripts through tsx), it is a module of its own: Node runs a worker without this process's TypeScript loader,
- * so it registers tsx (a dev dependency) before it imports the TypeScript worker.
+ * scripts through tsx), it is the TypeScript worker through `typeScriptWorkerEntry`.
  */
 function workerEntry(): URL {
   if (import.meta.url.endsWith(".js")) return new URL("./schema-compiler-worker.js", import.meta.url);
+  return typeScriptWorkerEntry(new URL("./schema-compiler-worker.ts", import.meta.url));
+}
+
+/**
+ * A worker entry that runs the TypeScript module `entry`: Node runs a worker without this process's TypeScript
+ * loader, so the entry registers tsx (a dev dependency) before it imports the module. For runs from the sources only.
+ */
+export function typeScriptWorkerEntry(entry: URL): URL {
   const tsx = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./schema-compiler-worker.ts", import.meta.url).href;
-  const source = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry)});`;
+  const source = `import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(entry.href)});`;
   return new URL(`data:text/javascript,${encodeURIComponent(source)}`);
 }
