@@ -2,21 +2,52 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runNode, tsxLoader } from "../support/node-run.js";
 
-// The Node log writes stdout synchronously: a line logged is in stdout before the next statement runs, so a crash
-// loses none, and the process's loggers (the start-up line's, the calls', the policy reload's) never reorder lines.
+// The Node log writes the lines of one turn of the event loop together at the turn's end, synchronously, from the
+// event loop's own thread, and what waits when the process exits: only a process killed outright loses the lines of
+// the turn it was in. The process's loggers (the start-up line's, the calls', the policy reload's) share one stdout, so
+// they never reorder lines.
+
+async function loggedThen(end: string, lines: number) {
+  const run = await runNode(["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")], {
+    LINES: String(lines),
+    END: end,
+  });
+  const numbers = run.stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => (JSON.parse(line) as { line: number }).line);
+  return { ...run, numbers };
+}
+
+const inOrder = (lines: number) => Array.from({ length: lines }, (_, line) => line);
 
 describe("the Node log on stdout", { timeout: 60_000 }, () => {
-  it("holds every line logged before the process was killed, in the order logged", async () => {
-    const lines = 200;
-    const { signal, stdout, stderr } = await runNode(
-      ["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")],
-      { LINES: String(lines) },
-    );
+  it("holds every line logged before the turn in which the process was killed, in the order logged", async () => {
+    const { signal, stderr, numbers } = await loggedThen("kill", 200);
     expect(signal, stderr).toBe("SIGKILL");
-    const numbers = stdout
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => (JSON.parse(line) as { line: number }).line);
-    expect(numbers).toEqual(Array.from({ length: lines }, (_, line) => line));
+    expect(numbers).toEqual(inOrder(200));
+  });
+
+  it("writes the lines of the turn in which the process exits", async () => {
+    const { code, stderr, numbers } = await loggedThen("exit", 200);
+    expect(code, stderr).toBe(3);
+    expect(numbers).toEqual(inOrder(200));
+  });
+
+  it("writes the lines of the turn in which an uncaught exception ends the process", async () => {
+    const { code, stderr, numbers } = await loggedThen("throw", 200);
+    expect(code).toBe(1);
+    expect(stderr).toContain("the fixture's uncaught exception");
+    expect(numbers).toEqual(inOrder(200));
+  });
+
+  it("writes a long turn's lines as they pass 64 KiB: a kill in that turn loses less than 64 KiB of them", async () => {
+    // About 90 bytes a line: 20,000 lines are about 1.8 MB, and 64 KiB about 730 lines.
+    const lines = 20_000;
+    const { signal, numbers } = await loggedThen("kill-now", lines);
+    expect(signal).toBe("SIGKILL");
+    expect(numbers).toEqual(inOrder(numbers.length));
+    expect(numbers.length).toBeGreaterThan(lines - 1_000);
+    expect(numbers.length).toBeLessThan(lines);
   });
 });
