@@ -37,35 +37,44 @@ export function nodeLogger(settings: LogSettings, destination?: DestinationStrea
   return pino(options, { write: (line: string) => target.write(prettify(line)) });
 }
 
-/** Lines waiting for the end of the event loop's turn are written sooner once they reach this many code units. */
-const maxWaiting = 64 * 1024;
+/**
+ * The most bytes one write of several lines holds: POSIX's PIPE_BUF on Linux, the most that a write to a pipe puts in
+ * at once. Processes that share a stdout pipe (the workers of `PROMPTGATE_WORKERS`, a supervisor's) then never split
+ * each other's lines, as when each line was a write of its own. A longer line is still written alone.
+ */
+const atomicWriteBytes = 4096;
 let processStdout: DestinationStream | undefined;
 
 /**
  * The process's stdout, shared by all its loggers so that their lines stay in the order logged. The lines of one turn
- * of the event loop are written together at its end (or as soon as 64 KiB wait), in one synchronous write from the
- * event loop's own thread: under load, many calls end in one turn, and a write to a pipe costs far more than the line.
- * What waits is written when the process exits, through an uncaught exception too; only a process killed outright
- * (SIGKILL, an abort) loses the lines of the turn it was in. Not libuv's thread pool (pino's default): its hand-off and
- * wake-up cost more CPU than the write.
+ * of the event loop are written together at its end, in writes of whole lines up to 4 KiB, synchronously from the
+ * event loop's own thread: under load, several calls end in one turn, and a write to a pipe costs far more than the
+ * line. What waits is written when the process exits, through an uncaught exception too; only a process killed
+ * outright (SIGKILL, an abort) loses the lines of the turn it was in, at most 4 KiB. Not libuv's thread pool (pino's
+ * default): its hand-off and wake-up cost more CPU than the write.
  */
 function stdoutLines(): DestinationStream {
   if (processStdout !== undefined) return processStdout;
   const stdout = pino.destination({ fd: 1, sync: true });
   let waiting = "";
+  let waitingBytes = 0;
   let scheduled = false;
   const flush = () => {
     scheduled = false;
     if (waiting === "") return;
     const text = waiting;
     waiting = "";
+    waitingBytes = 0;
     stdout.write(text);
   };
   process.on("exit", flush);
   processStdout = {
     write(line: string) {
+      const bytes = Buffer.byteLength(line);
+      if (waitingBytes + bytes > atomicWriteBytes) flush();
       waiting += line;
-      if (waiting.length >= maxWaiting) flush();
+      waitingBytes += bytes;
+      if (waitingBytes >= atomicWriteBytes) flush();
       else if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
