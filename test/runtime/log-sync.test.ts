@@ -4,8 +4,8 @@ import { runNode, tsxLoader } from "../support/node-run.js";
 
 // The Node log writes the lines of one turn of the event loop together at the turn's end, in writes of whole lines up
 // to 4 KiB, synchronously, from the event loop's own thread, and what waits when the process exits: only a process
-// killed outright loses the lines of the turn it was in. The process's loggers (the start-up line's, the calls', the policy reload's) share one stdout, so
-// they never reorder lines.
+// killed outright loses the lines of the turn it was in. The process's loggers (the start-up line's, the calls', the
+// policy reload's) share one stdout, so they never reorder lines.
 
 async function loggedThen(end: string, lines: number) {
   const run = await runNode(["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")], {

@@ -25,7 +25,7 @@ export function nodeLogger(settings: LogSettings, destination?: DestinationStrea
   const target = destination ?? stdoutLines();
   if (!pretty(settings, destination)) return pino(options, target);
   const terminal = destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);
-  // Formatted in the same turn as the line is logged, and written as above.
+  // Formatted in the same turn as the line is logged, and written as `stdoutLines` writes.
   const prettify = prettyFactory({
     colorize: terminal,
     singleLine: true,
@@ -60,12 +60,16 @@ function stdoutLines(): DestinationStream {
   let waitingBytes = 0;
   let scheduled = false;
   const flush = () => {
-    scheduled = false;
     if (waiting === "") return;
     const text = waiting;
     waiting = "";
     waitingBytes = 0;
     stdout.write(text);
+  };
+  // One pending turn's end at a time: a flush of a full write before it leaves it in place.
+  const endOfTurn = () => {
+    scheduled = false;
+    flush();
   };
   process.on("exit", flush);
   processStdout = {
@@ -77,7 +81,7 @@ function stdoutLines(): DestinationStream {
       if (waitingBytes >= atomicWriteBytes) flush();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        setImmediate(endOfTurn);
       }
     },
   };
