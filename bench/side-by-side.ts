@@ -1,0 +1,135 @@
+/*
+ * Variants of promptgate beside the bare proxy, in one run, in alternating rounds: for trying a change (another
+ * checkout, other Node options) in minutes instead of a whole `npm run bench`. Each variant runs the compiled
+ * gateway in dist/ of its folder (`npm run build` there first).
+ *
+ *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R]
+ *     --variant NAME=DIR[,NODE OPTION…] [--variant …]
+ *
+ * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every round loads each target in turn
+ * (reversed on every other round); the first variant is the reference. On a shared virtual machine the speed of
+ * the whole machine drifts by tens of per cent within minutes, so the ratios that count are taken within a round
+ * (a variant against the reference of the same round) and their median reported, not medians of whole runs.
+ * The figures that decide a target still come from `npm run bench`.
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
+import { type LoadSample, runLoad, type Target } from "./load.js";
+import { type BenchProcess, promptgateListening, readyLine, startProcess } from "./processes.js";
+
+const { values } = parseArgs({
+  options: {
+    variant: { type: "string", multiple: true, default: [] },
+    connections: { type: "string", default: "64" },
+    seconds: { type: "string", default: "6" },
+    rounds: { type: "string", default: "4" },
+  },
+});
+function usage(problem: string): never {
+  process.stderr.write(
+    `${problem}\nUsage: npx tsx bench/side-by-side.ts --variant NAME=DIR[,NODE OPTION…] [--variant …]\n`,
+  );
+  process.exit(2);
+}
+const variants = (values.variant ?? []).map((spec) => {
+  const [head = "", ...nodeOptions] = spec.split(",");
+  const cut = head.indexOf("=");
+  if (cut < 1) usage(`--variant ${spec}: give NAME=DIR[,NODE OPTION…].`);
+  return { name: head.slice(0, cut), directory: resolve(head.slice(cut + 1)), nodeOptions };
+});
+if (variants.length === 0) usage("Give at least one variant.");
+const connections = Number(values.connections);
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+
+const root = resolve(import.meta.dirname, "..");
+const tsx = ["--import", "tsx"];
+const body = Buffer.from(JSON.stringify(chatRequest(realisticMessageChars)));
+const auth = { authorization: "Bearer sk-bench" };
+const processes: BenchProcess[] = [];
+const started = async (starting: ReturnType<typeof startProcess>) => {
+  const child = await starting;
+  processes.push(child.process);
+  return child;
+};
+
+try {
+  const upstream = await started(startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root }));
+  const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
+  const bare = await started(
+    startProcess([...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamUrl }, readyLine, { cwd: root }),
+  );
+  const targets: Target[] = [
+    {
+      key: "bare",
+      label: "bare proxy",
+      url: `http://127.0.0.1:${bare.port}${gatewayPath}`,
+      headers: auth,
+      pid: bare.process.pid,
+    },
+  ];
+  for (const variant of variants) {
+    const environment = {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      PROMPTGATE_DB: "memory",
+      PROMPTGATE_UPSTREAM_OPENAI: `${upstreamUrl}/v1`,
+      OPENAI_API_KEY: "",
+      PROMPTGATE_ADMIN_KEY: "",
+      PROMPTGATE_WORKERS: "1",
+    };
+    const args = [...variant.nodeOptions, "dist/runtime/node/main.js"];
+    const gateway = await started(startProcess(args, environment, promptgateListening, { cwd: variant.directory }));
+    const url = `http://127.0.0.1:${gateway.port}${gatewayPath}`;
+    targets.push({ key: "promptgate", label: variant.name, url, headers: auth, pid: gateway.process.pid });
+  }
+  // Warm-up: V8 optimizes what a call runs before the rounds count.
+  for (const target of targets) await runLoad(target, body, connections, { seconds: 4 }, upstream.process.pid);
+  const samples = new Map<string, LoadSample[]>(targets.map((target) => [target.label, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+      const sample = await runLoad(target, body, connections, { seconds }, upstream.process.pid);
+      if (sample.failed > 0) throw new Error(`${target.label}: ${sample.failed} requests failed.`);
+      samples.get(target.label)?.push(sample);
+    }
+  }
+  console.log(report(samples, variants[0]?.name ?? ""));
+} finally {
+  for (const child of processes) await child.stop();
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** A Markdown table: per target the medians of its rounds, and per variant its ratios to the reference by round. */
+function report(samples: Map<string, LoadSample[]>, reference: string): string {
+  const of = (label: string) => samples.get(label) ?? [];
+  const cpu = (sample: LoadSample) => sample.cpuMsPerRequest ?? Number.NaN;
+  const byRound = (label: string, value: (sample: LoadSample) => number) =>
+    median(of(label).map((sample, round) => value(sample) / value(of(reference)[round] as LoadSample)));
+  const rows = [...samples.keys()].map((label) => {
+    const runs = of(label);
+    const own =
+      label === "bare proxy"
+        ? ""
+        : `${byRound(label, cpu).toFixed(3)} | ${byRound(label, (s) => s.requestsPerSecond).toFixed(3)}`;
+    const rss = Math.max(...runs.map((sample) => sample.rssMiB ?? Number.NaN));
+    const toBare = median(
+      runs.map((sample, round) => sample.requestsPerSecond / (of("bare proxy")[round] as LoadSample).requestsPerSecond),
+    );
+    return `| ${label} | ${median(runs.map(cpu)).toFixed(3)} | ${median(runs.map((s) => s.requestsPerSecond)).toFixed(0)} | ${toBare.toFixed(3)} | ${median(runs.map((s) => s.p50)).toFixed(2)} | ${rss.toFixed(0)} | ${own || " | "} |`;
+  });
+  return [
+    `${connections} connections, ${rounds} rounds of ${seconds} s; ratios by round against ${reference}`,
+    "",
+    "| target | CPU ms/req | req/s | × bare (by round) | p50 ms | peak RSS MiB | CPU × ref | req/s × ref |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows,
+  ].join("\n");
+}
