@@ -125,6 +125,14 @@ export async function runLoad(
   };
 }
 
+/** The median of values (the mean of the middle two for an even count; NaN when there are none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  if (sorted.length % 2 === 1) return sorted[middle] as number;
+  return ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
 /** The nearest-rank percentile of sorted values (NaN when there are none). */
 export function percentile(sorted: Float64Array, fraction: number): number {
   if (sorted.length === 0) return Number.NaN;

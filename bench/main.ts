@@ -13,7 +13,14 @@ import { type EventLoopFigures, measureEventLoop } from "./large-schemas.js";
 import { type LoadSample, runLoad, type Target } from "./load.js";
 import { runMicro } from "./micro.js";
 import { installPortkey, portkeyVersion, startPortkey } from "./portkey.js";
-import { type BenchProcess, memoryMiB, promptgateListening, readyLine, startProcess } from "./processes.js";
+import {
+  type BenchProcess,
+  gatewayEnvironment,
+  memoryMiB,
+  promptgateListening,
+  readyLine,
+  startProcess,
+} from "./processes.js";
 import { aggregate, cpuRatio, machine, markdown, type RssSeries, type RunResults, ratio } from "./report.js";
 import { verdicts, verdictTable } from "./verdicts.js";
 
@@ -64,14 +71,10 @@ function startGateway(
   } = {},
 ) {
   const environment = {
-    PORT: "0",
-    HOST: "127.0.0.1",
+    ...gatewayEnvironment(upstream),
     PROMPTGATE_DB: extra.db ?? "memory",
-    PROMPTGATE_UPSTREAM_OPENAI: `${upstream}/v1`,
     PROMPTGATE_UPSTREAM_GEMINI: "simulated",
     PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
-    OPENAI_API_KEY: "",
-    PROMPTGATE_ADMIN_KEY: "",
     BENCH_HEAP_FILE: extra.heapFile ?? "",
     BENCH_LOOP_FILE: extra.loopFile ?? "",
     PROMPTGATE_WORKERS: String(extra.workers ?? 1),

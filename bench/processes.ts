@@ -18,6 +18,22 @@ export const readyLine: ReadyMatcher = (stdout) => {
   return line === undefined ? undefined : (JSON.parse(line) as { port: number }).port;
 };
 
+/**
+ * The environment of a compiled gateway under load: any free port on loopback, the memory store, OpenAI calls to the
+ * fake upstream at `upstream` with no server-held key (the bench's requests carry one), no admin key, one process.
+ */
+export function gatewayEnvironment(upstream: string): Record<string, string> {
+  return {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    PROMPTGATE_DB: "memory",
+    PROMPTGATE_UPSTREAM_OPENAI: `${upstream}/v1`,
+    OPENAI_API_KEY: "",
+    PROMPTGATE_ADMIN_KEY: "",
+    PROMPTGATE_WORKERS: "1",
+  };
+}
+
 /** promptgate's start-up line: `promptgate listening on http://127.0.0.1:PORT (…)`. */
 export const promptgateListening: ReadyMatcher = (stdout) => {
   const port = /promptgate listening on http:\/\/[^:\s]+:(\d+)/.exec(stdout)?.[1];

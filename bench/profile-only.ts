@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { summarizeProfile } from "./cpu-profile.js";
 import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
 import { runLoad } from "./load.js";
-import { promptgateListening, readyLine, startProcess } from "./processes.js";
+import { gatewayEnvironment, promptgateListening, readyLine, startProcess } from "./processes.js";
 
 const seconds = Number(process.argv[2] ?? 8);
 /** `--keep DIR`: keep the .cpuprofile there (for Chrome DevTools or a closer look) instead of deleting it. */
@@ -25,14 +25,7 @@ const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, read
 const spawned = Date.now();
 const gateway = await startProcess(
   ["--cpu-prof", "--cpu-prof-dir", directory, "dist/runtime/node/main.js"],
-  {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    PROMPTGATE_DB: "memory",
-    PROMPTGATE_UPSTREAM_OPENAI: `http://127.0.0.1:${upstream.port}/v1`,
-    OPENAI_API_KEY: "",
-    PROMPTGATE_ADMIN_KEY: "",
-  },
+  gatewayEnvironment(`http://127.0.0.1:${upstream.port}`),
   promptgateListening,
   { cwd: root },
 );

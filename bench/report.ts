@@ -1,7 +1,7 @@
 import { cpus, loadavg, release, totalmem } from "node:os";
 import type { ProfileSummary } from "./cpu-profile.js";
 import type { EventLoopFigures } from "./large-schemas.js";
-import type { LoadSample, Target } from "./load.js";
+import { type LoadSample, median, type Target } from "./load.js";
 import { type MicroResult, microTable } from "./micro.js";
 
 /** The machine a run measured, as the results file records it. */
@@ -97,12 +97,6 @@ export function aggregate(samples: ReadonlyArray<LoadSample & { target: string }
 function mean(values: Array<number | undefined>): number | undefined {
   const known = values.filter((value) => value !== undefined);
   return known.length === 0 ? undefined : known.reduce((sum, value) => sum + value, 0) / known.length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** promptgate's requests/s (or those of target `of`) over another target's at one concurrency. */

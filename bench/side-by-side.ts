@@ -15,8 +15,8 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
-import { type LoadSample, runLoad, type Target } from "./load.js";
-import { type BenchProcess, promptgateListening, readyLine, startProcess } from "./processes.js";
+import { type LoadSample, median, runLoad, type Target } from "./load.js";
+import { type BenchProcess, gatewayEnvironment, promptgateListening, readyLine, startProcess } from "./processes.js";
 
 const { values } = parseArgs({
   options: {
@@ -39,9 +39,13 @@ const variants = (values.variant ?? []).map((spec) => {
   return { name: head.slice(0, cut), directory: resolve(head.slice(cut + 1)), nodeOptions };
 });
 if (variants.length === 0) usage("Give at least one variant.");
-const connections = Number(values.connections);
-const seconds = Number(values.seconds);
-const rounds = Number(values.rounds);
+const positive = (name: string, text: string | undefined) => {
+  const value = Number(text);
+  return Number.isInteger(value) && value > 0 ? value : usage(`--${name} ${text}: give a whole number above 0.`);
+};
+const connections = positive("connections", values.connections);
+const seconds = positive("seconds", values.seconds);
+const rounds = positive("rounds", values.rounds);
 
 const root = resolve(import.meta.dirname, "..");
 const tsx = ["--import", "tsx"];
@@ -70,16 +74,8 @@ try {
     },
   ];
   for (const variant of variants) {
-    const environment = {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      PROMPTGATE_DB: "memory",
-      PROMPTGATE_UPSTREAM_OPENAI: `${upstreamUrl}/v1`,
-      OPENAI_API_KEY: "",
-      PROMPTGATE_ADMIN_KEY: "",
-      PROMPTGATE_WORKERS: "1",
-    };
     const args = [...variant.nodeOptions, "dist/runtime/node/main.js"];
+    const environment = gatewayEnvironment(upstreamUrl);
     const gateway = await started(startProcess(args, environment, promptgateListening, { cwd: variant.directory }));
     const url = `http://127.0.0.1:${gateway.port}${gatewayPath}`;
     targets.push({ key: "promptgate", label: variant.name, url, headers: auth, pid: gateway.process.pid });
@@ -97,14 +93,6 @@ try {
   console.log(report(samples, variants[0]?.name ?? ""));
 } finally {
   for (const child of processes) await child.stop();
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** A Markdown table: per target the medians of its rounds, and per variant its ratios to the reference by round. */
