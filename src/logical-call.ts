@@ -55,6 +55,8 @@ export interface InlinePrefix {
 export interface CountedText {
   readonly chars: number;
   readonly text: string;
+  /** Whether the text holds the ASCII character `ascii`, told from its bytes where they can tell, without decoding it. */
+  holds(ascii: string): boolean;
 }
 
 /** A text of a call: a string, or a text counted from the bytes. */
@@ -63,6 +65,11 @@ export type CallText = string | CountedText;
 /** The characters of a call's text. */
 export function textString(text: CallText): string {
   return typeof text === "string" ? text : text.text;
+}
+
+/** Whether a call's text holds the ASCII character `ascii`. */
+export function textHolds(text: CallText, ascii: string): boolean {
+  return typeof text === "string" ? text.includes(ascii) : text.holds(ascii);
 }
 
 /** The logical input of one call, as the model sees it, independent of the wire format. */

@@ -120,6 +120,105 @@ function plainWords(bytes: Uint8Array, words: Uint32Array, from: number, length:
 const maxTokens = 1 << 20;
 const tooManyTokens = new Error("The body has more JSON values than a tape holds.");
 
+/**
+ * The tokens of a top-level member's value as its scan left them, for the next body that holds the same bytes there.
+ * A value's tokens follow from its bytes alone (JSON's grammar has no context), so bytes found equal give the same
+ * tokens, their offsets moved: what the scanner checks (UTF-8, grammar, keys once, nesting) holds for them as it held.
+ */
+interface Segment {
+  /** A copy of the value's bytes. */
+  bytes: Uint8Array;
+  /** Copies of them that start 0 to 3 bytes into a word, made when a body needs one, so they compare four at a time. */
+  aligned: (Uint8Array | undefined)[];
+  /** Its tokens: offsets from the value's first byte, `next` from its first token. */
+  columns: TapeColumns;
+  /** The levels of nesting it holds, its own included. */
+  depth: number;
+  /** Its share of the tape's `numberExcess`. */
+  numberExcess: number;
+}
+
+/**
+ * Which values are kept: scanned twice with the same bytes, dense in tokens (where a scan spends its time; a message's
+ * text is scanned at memory speed anyway), found by a hash of their first bytes, 4 MiB of bytes at most.
+ */
+const segmentLimits = {
+  prefixBytes: 128,
+  minBytes: 256,
+  maxBytes: 256 * 1024,
+  minTokens: 64,
+  bytesPerToken: 32,
+  totalBytes: 4 * 1024 * 1024,
+  perPrefix: 8,
+};
+/** Kept values by the hash of their first bytes (the same for many), the newest first; least recently kept first. */
+const segments = new Map<number, Segment[]>();
+const noSegments: Segment[] = [];
+let segmentBytes = 0;
+let copiedSegments = 0;
+/** Values seen once: the length of their bytes by the hash of their bytes; 1,024 at most. */
+const sightings = new Map<number, number>();
+
+/** Notes a value scanned from token `first` at byte `at`; the second time its bytes are seen, keeps its tokens. */
+function sighted(
+  scanner: Scanner,
+  prefix: number,
+  first: number,
+  at: number,
+  facts: Pick<Segment, "depth" | "numberExcess">,
+): void {
+  const end = scanner.at;
+  const hash = bytesHash(scanner.bytes, at, end);
+  if (sightings.get(hash) !== end - at) {
+    sightings.set(hash, end - at);
+    if (sightings.size > 1024) sightings.delete(sightings.keys().next().value as number);
+    return;
+  }
+  sightings.delete(hash);
+  const tokens = scanner.count - first;
+  const columns = tokenColumns(tokens);
+  const from = scanner.columns;
+  columns.kind.set(from.kind.subarray(first, first + tokens));
+  columns.size.set(from.size.subarray(first, first + tokens));
+  columns.compact.set(from.compact.subarray(first, first + tokens));
+  columns.flags.set(from.flags.subarray(first, first + tokens));
+  for (let token = 0; token < tokens; token++) {
+    columns.start[token] = (from.start[first + token] as number) - at;
+    columns.end[token] = (from.end[first + token] as number) - at;
+    columns.next[token] = (from.next[first + token] as number) - first;
+  }
+  const segment: Segment = { bytes: scanner.bytes.slice(at, end), aligned: [], columns, ...facts };
+  const kept = segments.get(prefix) ?? [];
+  segments.delete(prefix);
+  segments.set(prefix, [segment, ...kept.slice(0, segmentLimits.perPrefix - 1)]);
+  segmentBytes += end - at;
+  for (const dropped of kept.slice(segmentLimits.perPrefix - 1)) segmentBytes -= dropped.bytes.length;
+  for (const [oldest, list] of segments) {
+    if (segmentBytes <= segmentLimits.totalBytes) break;
+    segments.delete(oldest);
+    for (const dropped of list) segmentBytes -= dropped.bytes.length;
+  }
+}
+
+/** A copy of `bytes` that starts `alignment` bytes into a word. */
+function alignedCopy(bytes: Uint8Array, alignment: number): Uint8Array {
+  const copy = new Uint8Array(new ArrayBuffer(bytes.length + alignment), alignment, bytes.length);
+  copy.set(bytes);
+  return copy;
+}
+
+/** How many kept values have been copied into tapes (tests tell a copy from a scan by it). */
+export function segmentCopies(): number {
+  return copiedSegments;
+}
+
+/** Forgets every kept value and sighting (tests compare scans with and without them). */
+export function forgetSegments(): void {
+  segments.clear();
+  sightings.clear();
+  segmentBytes = 0;
+}
+
 class Scanner {
   readonly bytes: Uint8Array;
   readonly length: number;
@@ -360,6 +459,7 @@ class Scanner {
 
   array(depth: number): boolean {
     if (depth > this.maxDepth) return false;
+    if (depth > this.deepest) this.deepest = depth;
     const index = this.token(TapeKind.Array, this.at);
     this.at++;
     let items = 0;
@@ -388,6 +488,7 @@ class Scanner {
 
   object(depth: number): boolean {
     if (depth > this.maxDepth) return false;
+    if (depth > this.deepest) this.deepest = depth;
     const bytes = this.bytes;
     const index = this.token(TapeKind.Object, this.at);
     this.at++;
@@ -423,7 +524,7 @@ class Scanner {
         if (bytes[this.at] !== 0x3a) return false;
         this.at++;
         const value = this.count;
-        if (!this.value(depth)) return false;
+        if (!(depth === 1 ? this.topMember() : this.value(depth))) return false;
         compact +=
           (this.columns.compact[key] as number) + 1 + (this.columns.compact[value] as number) + (members === 0 ? 0 : 1);
         members++;
@@ -442,6 +543,73 @@ class Scanner {
   }
 
   maxDepth = 0;
+  /** The deepest nesting met so far. */
+  deepest = 0;
+
+  /**
+   * The value of a member of the top-level object: where it is an object or array whose bytes were scanned before
+   * (a response schema, tool declarations), its tokens are copied from then (see `Segment`) instead of scanned again.
+   */
+  topMember(): boolean {
+    this.skipSpace();
+    const bytes = this.bytes;
+    const at = this.at;
+    const open = bytes[at];
+    if ((open !== 0x7b && open !== 0x5b) || this.length - at < segmentLimits.minBytes) return this.value(1);
+    const prefix = bytesHash(bytes, at, at + segmentLimits.prefixBytes);
+    const alignment = (bytes.byteOffset + at) & 3;
+    for (const segment of segments.get(prefix) ?? noSegments) {
+      const length = segment.bytes.length;
+      if (length > this.length - at || segment.bytes[length - 1] !== bytes[at + length - 1]) continue;
+      segment.aligned[alignment] ??= alignedCopy(segment.bytes, alignment);
+      if (sameBytes(segment.aligned[alignment], bytes, at, at + length)) {
+        // Its nesting counts from here as it did where it was scanned: too deep here, the scan below refuses it.
+        if (1 + segment.depth <= this.maxDepth) {
+          this.copy(segment, at);
+          return true;
+        }
+      }
+    }
+    const first = this.count;
+    const deepest = this.deepest;
+    const numberExcess = this.numberExcess;
+    this.deepest = 0;
+    if (!this.value(1)) return false;
+    const depth = this.deepest - 1;
+    this.deepest = Math.max(deepest, this.deepest);
+    const tokens = this.count - first;
+    const length = this.at - at;
+    if (
+      tokens >= segmentLimits.minTokens &&
+      length <= segmentLimits.maxBytes &&
+      length <= tokens * segmentLimits.bytesPerToken
+    ) {
+      sighted(this, prefix, first, at, { depth, numberExcess: this.numberExcess - numberExcess });
+    }
+    return true;
+  }
+
+  /** Appends the tokens of `segment`, whose bytes stand at `at`. */
+  copy(segment: Segment, at: number): void {
+    const tokens = segment.columns.kind.length;
+    while (this.count + tokens > this.columns.kind.length) this.grow();
+    const first = this.count;
+    const into = this.columns;
+    const from = segment.columns;
+    into.kind.set(from.kind, first);
+    into.size.set(from.size, first);
+    into.compact.set(from.compact, first);
+    into.flags.set(from.flags, first);
+    for (let token = 0; token < tokens; token++) {
+      into.start[first + token] = (from.start[token] as number) + at;
+      into.end[first + token] = (from.end[token] as number) + at;
+      into.next[first + token] = (from.next[token] as number) + first;
+    }
+    this.count += tokens;
+    this.at = at + segment.bytes.length;
+    this.numberExcess += segment.numberExcess;
+    copiedSegments++;
+  }
 
   /** Whether two key tokens name the same key: without escapes, exactly when their bytes are equal (UTF-8 is checked canonical). */
   sameKey(first: number, second: number): boolean {
@@ -587,18 +755,19 @@ export function recurringValue(tape: Tape, index: number): unknown {
   return entry.value;
 }
 
-/** Whether `kept` holds the bytes of `bytes` from `start` to `end`, four at a time where both are aligned. */
+/** Whether `kept` holds the bytes of `bytes` from `start` to `end`, four at a time where both fall alike on words. */
 function sameBytes(kept: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
   const length = end - start;
   if (kept.length !== length) return false;
   let at = 0;
   const offset = bytes.byteOffset + start;
-  if ((offset & 3) === 0 && (kept.byteOffset & 3) === 0) {
-    const words = length >> 2;
-    const left = new Uint32Array(kept.buffer, kept.byteOffset, words);
-    const right = new Uint32Array(bytes.buffer, offset, words);
-    for (; at < words; at++) if (left[at] !== right[at]) return false;
-    at = words << 2;
+  if (((offset - kept.byteOffset) & 3) === 0) {
+    for (; ((offset + at) & 3) !== 0 && at < length; at++) if (kept[at] !== bytes[start + at]) return false;
+    const words = (length - at) >> 2;
+    const left = new Uint32Array(kept.buffer, kept.byteOffset + at, words);
+    const right = new Uint32Array(bytes.buffer, offset + at, words);
+    for (let word = 0; word < words; word++) if (left[word] !== right[word]) return false;
+    at += words << 2;
   }
   for (; at < length; at++) if (kept[at] !== bytes[start + at]) return false;
   return true;
@@ -637,6 +806,18 @@ export class TapeText {
   get text(): string {
     this.#text ??= tapeString(this.#tape, this.#index);
     return this.#text;
+  }
+
+  /**
+   * Whether the text holds the ASCII character `ascii`: without an escape, exactly when its bytes hold that byte
+   * (no byte of a longer UTF-8 sequence is ASCII), found by the native search; with one, in the decoded text.
+   */
+  holds(ascii: string): boolean {
+    if (this.#text !== undefined || ((this.#tape.flags[this.#index] as number) & escapeFlag) !== 0) {
+      return this.text.includes(ascii);
+    }
+    const found = this.#tape.bytes.indexOf(ascii.charCodeAt(0), (this.#tape.start[this.#index] as number) + 1);
+    return found !== -1 && found < (this.#tape.end[this.#index] as number) - 1;
   }
 }
 

@@ -1,5 +1,5 @@
 import { containsJsonValue } from "../json/embedded-json.js";
-import { type LogicalCall, type OtherField, textString } from "../logical-call.js";
+import { type LogicalCall, type OtherField, textHolds, textString } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { codePointsOf, compactJsonCodePoints } from "./code-points.js";
 
@@ -103,7 +103,8 @@ export function measure(call: LogicalCall, context: MeasureContext, counts = cou
     preflight &&
     call.responseSchema !== undefined &&
     (context.cachedPrefix.containsSchema ||
-      call.system.some((text) => containsJsonValue(textString(text), call.responseSchema)));
+      // A text without a `{` holds no JSON object: told from its bytes, without decoding it.
+      call.system.some((text) => textHolds(text, "{") && containsJsonValue(textString(text), call.responseSchema)));
   const schemaChars = (schemaDeduplicated ? 0 : compactJsonCodePoints(call.responseSchema)) + counts.schemaTexts;
   const prefixChars = context.cachedPrefix.chars + counts.inline;
   const totalChars = counts.system + counts.messages + counts.tools + schemaChars + counts.other + prefixChars;

@@ -9,6 +9,7 @@ import {
   scanJson,
   type Tape,
   TapeKind,
+  TapeText,
   tapeString,
   tapeValue,
 } from "../../src/json/json-tape.js";
@@ -50,6 +51,11 @@ function checkStrings(tape: Tape): void {
     const text = tapeString(tape, index);
     expect(tape.size[index]).toBe(codePoints(text));
     expect(tape.compact[index]).toBe(codePoints(JSON.stringify(text)));
+    // Told from the bytes (or, with an escape, the decoded text) as the decoded text tells it.
+    const differs = ["{", "}", '"', "\\", "u", "\n"].find(
+      (ascii) => new TapeText(tape, index).holds(ascii) !== text.includes(ascii),
+    );
+    if (differs !== undefined) expect.fail(`holds(${JSON.stringify(differs)}) differs on ${JSON.stringify(text)}`);
   }
 }
 

@@ -1,0 +1,157 @@
+import fc from "fast-check";
+import { beforeEach, describe, expect, it } from "vitest";
+import { maxNestingDepth } from "../../src/http/read-body.js";
+import { forgetSegments, scanJson, segmentCopies, type Tape } from "../../src/json/json-tape.js";
+
+/*
+ * A top-level member's value whose bytes the scanner met twice before is copied from then instead of scanned
+ * (see `Segment` in json-tape.ts). The reference is a scan that keeps nothing: every tape must be the same, token by
+ * token, wherever the value stands in a body and whatever the body around it.
+ */
+
+const encoder = new TextEncoder();
+const columns = ["kind", "start", "end", "next", "size", "compact", "flags"] as const;
+
+/** The tape of `bytes` by a scanner that remembers nothing (the values it has kept are forgotten before and after). */
+function freshScan(bytes: Uint8Array, maxDepth = maxNestingDepth): Tape | undefined {
+  forgetSegments();
+  const tape = scanJson(bytes, maxDepth);
+  forgetSegments();
+  return tape;
+}
+
+/** Both refused, or the same tokens, counts and number excess. */
+function expectSameTape(actual: Tape | undefined, expected: Tape | undefined): void {
+  if (expected === undefined || actual === undefined) {
+    expect(actual === undefined, "one scan refused what the other took").toBe(expected === undefined);
+    return;
+  }
+  expect(actual.count).toBe(expected.count);
+  expect(actual.numberExcess).toBe(expected.numberExcess);
+  for (const column of columns) {
+    const same = actual[column].subarray(0, actual.count).every((value, index) => value === expected[column][index]);
+    if (!same) expect.fail(`column ${column} differs`);
+  }
+}
+
+/** A value dense in tokens, as a response schema or tool declarations are: what the scanner keeps. */
+const denseValue = fc.oneof(
+  fc.array(fc.jsonValue({ maxDepth: 3, stringUnit: "binary" }), { minLength: 30, maxLength: 90 }),
+  fc.dictionary(fc.string({ unit: "binary", maxLength: 6 }), fc.jsonValue({ maxDepth: 3 }), {
+    minKeys: 30,
+    maxKeys: 90,
+  }),
+);
+/** Literals the scanner rewrites as its own counting sees them: number excess, escapes, a byte order mark's like. */
+const oddText = fc.constantFrom(
+  '{"n":[1.0,1e0,-0,0.10,1E+2,12345678901234567890],"s":"\\u00e9\\/\\ud83d\\ude00"}',
+  "[]",
+);
+
+/** The text of a body holding `value` under key `key`, after a padding member that moves it by `pad` bytes. */
+function bodyText(value: string, pad: number, key = "v", tail = ""): string {
+  return `{"p":"${"_".repeat(pad)}","${key}":${value}${tail}}`;
+}
+
+/** The dense value as JSON text, with the odd literals spliced in where it is an array or object. */
+function valueText(value: unknown, odd: string): string {
+  const text = JSON.stringify(value);
+  if (text.startsWith("[")) return `[${odd},${text.slice(1)}`;
+  return text.length > 2 ? `{"odd":${odd},${text.slice(1)}` : text;
+}
+
+describe("a top-level value scanned before gives the same tape as a fresh scan", () => {
+  beforeEach(() => forgetSegments());
+
+  it("once kept, at any offset, under any key, in any body around it (2,000 values)", () => {
+    fc.assert(
+      fc.property(
+        denseValue,
+        oddText,
+        fc.nat({ max: 11 }),
+        fc.nat({ max: 11 }),
+        fc.constantFrom("", ',"z":{}', ',"w":[1,2,"x"]'),
+        (value, odd, pad, otherPad, tail) => {
+          const text = valueText(value, odd);
+          const first = encoder.encode(bodyText(text, pad));
+          const moved = encoder.encode(bodyText(text, otherPad, "other", tail));
+          const expectedFirst = freshScan(first);
+          const expectedMoved = freshScan(moved);
+          // Seen twice, then kept: the third scan and the moved body copy it.
+          for (let round = 0; round < 2; round++) expectSameTape(scanJson(first, maxNestingDepth), expectedFirst);
+          const copies = segmentCopies();
+          expectSameTape(scanJson(first, maxNestingDepth), expectedFirst);
+          expectSameTape(scanJson(moved, maxNestingDepth), expectedMoved);
+          // Kept where it is dense enough (a value of a few long strings is scanned anyway).
+          if (kept(first)) expect(segmentCopies() - copies).toBe(expectedMoved === undefined ? 1 : 2);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  }, 120_000);
+
+  it("copies a kept value in fact (a scan of its bytes with one byte changed is not taken for it)", () => {
+    const value = JSON.stringify(Array.from({ length: 40 }, (_, index) => ({ id: index, name: `n${index}` })));
+    const body = encoder.encode(bodyText(value, 3));
+    for (let round = 0; round < 2; round++) scanJson(body, maxNestingDepth);
+    // One byte changed at a time, across the value: some texts still JSON, some not; each as a fresh scan reads it.
+    const start = new TextDecoder().decode(body).indexOf("[");
+    for (let at = start; at < start + value.length; at += 7) {
+      for (const replacement of [0x22, 0x7d, 0x31, 0x5b]) {
+        const changed = body.slice();
+        changed[at] = replacement;
+        const expected = freshScan(changed);
+        for (let round = 0; round < 2; round++) scanJson(body, maxNestingDepth);
+        expectSameTape(scanJson(changed, maxNestingDepth), expected);
+      }
+    }
+  });
+
+  it("refuses a kept value where it nests deeper than the limit allows, as a fresh scan does", () => {
+    const nested = (levels: number) => `${"[".repeat(levels - 1)}[${"1,".repeat(150)}1]${"]".repeat(levels - 1)}`;
+    for (const levels of [1, 2, 9, 10, 11, 40]) {
+      const body = encoder.encode(bodyText(nested(levels), 5));
+      // The value stands at the second level: it reaches level 1 + `levels`, and is copied wherever that is allowed.
+      for (const maxDepth of [levels - 1, levels, levels + 1, levels + 2, 41, 42]) {
+        const expected = freshScan(body, maxDepth);
+        for (let round = 0; round < 2; round++) scanJson(body, maxNestingDepth);
+        const copies = segmentCopies();
+        expectSameTape(scanJson(body, maxDepth), expected);
+        expect(segmentCopies() - copies, `levels ${levels}, limit ${maxDepth}`).toBe(1 + levels <= maxDepth ? 1 : 0);
+      }
+    }
+  });
+
+  it("keeps values apart that share their first bytes, and finds each again", () => {
+    const schema = (title: string) =>
+      JSON.stringify({
+        type: "json_schema",
+        json_schema: { name: "same-prefix", schema: { properties: Object.fromEntries(range(40)), title } },
+      });
+    const bodies = Array.from({ length: 8 }, (_, index) => encoder.encode(bodyText(schema(`t${index}`), index % 4)));
+    const expected = bodies.map((body) => freshScan(body));
+    const scanAll = () => {
+      for (const [index, body] of bodies.entries()) expectSameTape(scanJson(body, maxNestingDepth), expected[index]);
+    };
+    // 8 values share their first 128 bytes, as many as are kept per such prefix: seen twice, each is found again.
+    scanAll();
+    scanAll();
+    const copies = segmentCopies();
+    scanAll();
+    expect(segmentCopies() - copies).toBe(8);
+  });
+});
+
+/** Whether the value of `v` in `body` is one the scanner keeps: at least 256 bytes, 64 tokens, one per 32 bytes. */
+function kept(body: Uint8Array): boolean {
+  const tape = freshScan(body);
+  if (tape === undefined) return false;
+  const value = 4; // {"p":…,"v":… : the object, key p, its value, key v, then v's value.
+  const tokens = (tape.next[value] as number) - value;
+  const bytes = (tape.end[value] as number) - (tape.start[value] as number);
+  return bytes >= 256 && tokens >= 64 && bytes <= tokens * 32;
+}
+
+function range(count: number): [string, unknown][] {
+  return Array.from({ length: count }, (_, index) => [`p${index}`, { type: "string" }]);
+}
