@@ -40,6 +40,14 @@ export interface Tape extends TapeColumns {
   numberExcess: number;
   /** Member names decoded so far, by token index (see `keyOf`). */
   keys: Map<number, string>;
+  /** The values copied from kept ones (see `Segment`), by their first token, in tape order. */
+  copied: readonly Copied[];
+}
+
+/** A value of a tape copied from a kept one: its first token and where it came from. */
+interface Copied {
+  first: number;
+  segment: Segment;
 }
 
 const quote = 0x22;
@@ -136,6 +144,8 @@ interface Segment {
   depth: number;
   /** Its share of the tape's `numberExcess`. */
   numberExcess: number;
+  /** The recurring values found in it (see `recurringValue`), by token from its first: found again without a hash. */
+  values: Map<number, unknown>;
 }
 
 /**
@@ -187,7 +197,7 @@ function sighted(
     columns.end[token] = (from.end[first + token] as number) - at;
     columns.next[token] = (from.next[first + token] as number) - first;
   }
-  const segment: Segment = { bytes: scanner.bytes.slice(at, end), aligned: [], columns, ...facts };
+  const segment: Segment = { bytes: scanner.bytes.slice(at, end), aligned: [], columns, values: new Map(), ...facts };
   const kept = segments.get(prefix) ?? [];
   segments.delete(prefix);
   segments.set(prefix, [segment, ...kept.slice(0, segmentLimits.perPrefix - 1)]);
@@ -545,6 +555,8 @@ class Scanner {
   maxDepth = 0;
   /** The deepest nesting met so far. */
   deepest = 0;
+  /** The values copied from kept ones. */
+  copied: Copied[] = [];
 
   /**
    * The value of a member of the top-level object: where it is an object or array whose bytes were scanned before
@@ -608,6 +620,7 @@ class Scanner {
     this.count += tokens;
     this.at = at + segment.bytes.length;
     this.numberExcess += segment.numberExcess;
+    this.copied.push({ first, segment });
     copiedSegments++;
   }
 
@@ -664,8 +677,8 @@ export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined 
   if (scanner.at !== bytes.length) return undefined;
   // Named one by one: a spread of the columns made this return a tenth of a short call's scan.
   const { kind, start, end, next, size, compact, flags } = scanner.columns;
-  const { count, numberExcess, keys } = scanner;
-  return { kind, start, end, next, size, compact, flags, bytes, count, numberExcess, keys };
+  const { count, numberExcess, keys, copied } = scanner;
+  return { kind, start, end, next, size, compact, flags, bytes, count, numberExcess, keys, copied };
 }
 
 /** The decoded name of a key token, remembered on the tape. */
@@ -732,6 +745,24 @@ export function recurringValue(tape: Tape, index: number): unknown {
   ) {
     return tapeValue(tape, index);
   }
+  // In a value copied from a kept one, the same token holds the same bytes: its value is kept there too, and found
+  // again without hashing them.
+  for (const { first, segment } of tape.copied) {
+    const token = index - first;
+    if (token < 0 || token >= segment.columns.kind.length) continue;
+    let value = segment.values.get(token);
+    if (value === undefined) {
+      value = hashedValue(tape, start, end);
+      segment.values.set(token, value);
+    }
+    return value;
+  }
+  return hashedValue(tape, start, end);
+}
+
+/** The recurring value of the bytes from `start` to `end`, found by their hash (see `recurringValue`). */
+function hashedValue(tape: Tape, start: number, end: number): unknown {
+  const length = end - start;
   const hash = bytesHash(tape.bytes, start, end);
   let entry = recurring.get(hash);
   if (entry !== undefined) {

@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { maxNestingDepth } from "../../src/http/read-body.js";
-import { forgetSegments, scanJson, segmentCopies, type Tape } from "../../src/json/json-tape.js";
+import {
+  forgetSegments,
+  memberToken,
+  recurringValue,
+  scanJson,
+  segmentCopies,
+  type Tape,
+} from "../../src/json/json-tape.js";
 
 /*
  * A top-level member's value whose bytes the scanner met twice before is copied from then instead of scanned
@@ -120,6 +127,33 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
         expect(segmentCopies() - copies, `levels ${levels}, limit ${maxDepth}`).toBe(1 + levels <= maxDepth ? 1 : 0);
       }
     }
+  });
+
+  it("gives a copied value's recurring parts as the same objects, equal to their parsed values", () => {
+    const schema = { type: "object", properties: Object.fromEntries(range(40)), description: "d".repeat(100) };
+    const format = JSON.stringify({ type: "json_schema", json_schema: { name: "n", schema } });
+    const schemaOf = (tape: Tape) => {
+      const formatToken = memberToken(tape, 0, "v");
+      return recurringValue(tape, memberToken(tape, memberToken(tape, formatToken, "json_schema"), "schema"));
+    };
+    const first = schemaOf(scanJson(encoder.encode(bodyText(format, 0)), maxNestingDepth) as Tape);
+    expect(first).toStrictEqual(schema);
+    for (let pad = 0; pad < 6; pad++) {
+      const copies = segmentCopies();
+      const tape = scanJson(encoder.encode(bodyText(format, pad, "v", ',"z":1')), maxNestingDepth) as Tape;
+      expect(schemaOf(tape)).toBe(first);
+      // From the second body on, the value is kept; from the third, copied.
+      expect(segmentCopies() - copies).toBe(pad >= 1 ? 1 : 0);
+    }
+    // A recurring value of a copied value that is not the first asked for.
+    const tape = scanJson(encoder.encode(bodyText(format, 9)), maxNestingDepth) as Tape;
+    const properties = memberToken(
+      tape,
+      memberToken(tape, memberToken(tape, memberToken(tape, 0, "v"), "json_schema"), "schema"),
+      "properties",
+    );
+    expect(recurringValue(tape, properties)).toStrictEqual(schema.properties);
+    expect(recurringValue(tape, properties)).toBe(recurringValue(tape, properties));
   });
 
   it("keeps values apart that share their first bytes, and finds each again", () => {
