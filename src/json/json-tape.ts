@@ -136,7 +136,10 @@ const tooManyTokens = new Error("The body has more JSON values than a tape holds
 interface Segment {
   /** A copy of the value's bytes. */
   bytes: Uint8Array;
-  /** Copies of them that start 0 to 3 bytes into a word, made when a body needs one, so they compare four at a time. */
+  /**
+   * Copies of them that start 0 to 3 bytes into a word (the first is `bytes`), made when a body needs one, so that
+   * they compare four bytes at a time.
+   */
   aligned: (Uint8Array | undefined)[];
   /** Its tokens: offsets from the value's first byte, `next` from its first token. */
   columns: TapeColumns;
@@ -149,8 +152,8 @@ interface Segment {
 }
 
 /**
- * Which values are kept: scanned twice with the same bytes, dense in tokens (where a scan spends its time; a message's
- * text is scanned at memory speed anyway), found by a hash of their first bytes, 4 MiB of bytes at most.
+ * Which values are kept: seen twice, dense in tokens (where a scan spends its time; a message's text is scanned at
+ * memory speed anyway), found by a hash of their first bytes, with about 4 MiB of bytes kept at most.
  */
 const segmentLimits = {
   prefixBytes: 128,
@@ -166,10 +169,15 @@ const segments = new Map<number, Segment[]>();
 const noSegments: Segment[] = [];
 let segmentBytes = 0;
 let copiedSegments = 0;
-/** Values seen once: the length of their bytes by the hash of their bytes; 1,024 at most. */
-const sightings = new Map<number, number>();
+/**
+ * Values seen once, by what their scan told of them for free: their first bytes' hash, length, tokens and compact
+ * code points (no hash of all their bytes, which a value that never recurs, e.g. a conversation of short messages,
+ * would pay on every call); 1,024 at most. A value that only looks the same is kept once for nothing, never mistaken:
+ * what is kept is the bytes scanned, and a kept value is taken only for the same bytes.
+ */
+const sightings = new Set<string>();
 
-/** Notes a value scanned from token `first` at byte `at`; the second time its bytes are seen, keeps its tokens. */
+/** Notes a value scanned from token `first` at byte `at`; the second time it is seen, keeps its tokens. */
 function sighted(
   scanner: Scanner,
   prefix: number,
@@ -178,13 +186,12 @@ function sighted(
   facts: Pick<Segment, "depth" | "numberExcess">,
 ): void {
   const end = scanner.at;
-  const hash = bytesHash(scanner.bytes, at, end);
-  if (sightings.get(hash) !== end - at) {
-    sightings.set(hash, end - at);
-    if (sightings.size > 1024) sightings.delete(sightings.keys().next().value as number);
+  const sighting = `${prefix} ${end - at} ${scanner.count - first} ${scanner.columns.compact[first]}`;
+  if (!sightings.delete(sighting)) {
+    sightings.add(sighting);
+    if (sightings.size > 1024) sightings.delete(sightings.values().next().value as string);
     return;
   }
-  sightings.delete(hash);
   const tokens = scanner.count - first;
   const columns = tokenColumns(tokens);
   const from = scanner.columns;
@@ -197,17 +204,25 @@ function sighted(
     columns.end[token] = (from.end[first + token] as number) - at;
     columns.next[token] = (from.next[first + token] as number) - first;
   }
-  const segment: Segment = { bytes: scanner.bytes.slice(at, end), aligned: [], columns, values: new Map(), ...facts };
+  const bytes = scanner.bytes.slice(at, end);
+  const segment: Segment = { bytes, aligned: [bytes], columns, values: new Map(), ...facts };
   const kept = segments.get(prefix) ?? [];
   segments.delete(prefix);
   segments.set(prefix, [segment, ...kept.slice(0, segmentLimits.perPrefix - 1)]);
   segmentBytes += end - at;
-  for (const dropped of kept.slice(segmentLimits.perPrefix - 1)) segmentBytes -= dropped.bytes.length;
+  for (const dropped of kept.slice(segmentLimits.perPrefix - 1)) segmentBytes -= heldBytes(dropped);
   for (const [oldest, list] of segments) {
     if (segmentBytes <= segmentLimits.totalBytes) break;
     segments.delete(oldest);
-    for (const dropped of list) segmentBytes -= dropped.bytes.length;
+    for (const dropped of list) segmentBytes -= heldBytes(dropped);
   }
+}
+
+/** The bytes a kept value holds, its copies included. */
+function heldBytes(segment: Segment): number {
+  let bytes = 0;
+  for (const copy of segment.aligned) bytes += copy?.length ?? 0;
+  return bytes;
 }
 
 /** A copy of `bytes` that starts `alignment` bytes into a word. */
@@ -573,8 +588,13 @@ class Scanner {
     for (const segment of segments.get(prefix) ?? noSegments) {
       const length = segment.bytes.length;
       if (length > this.length - at || segment.bytes[length - 1] !== bytes[at + length - 1]) continue;
-      segment.aligned[alignment] ??= alignedCopy(segment.bytes, alignment);
-      if (sameBytes(segment.aligned[alignment], bytes, at, at + length)) {
+      let aligned = segment.aligned[alignment];
+      if (aligned === undefined) {
+        aligned = alignedCopy(segment.bytes, alignment);
+        segment.aligned[alignment] = aligned;
+        segmentBytes += length;
+      }
+      if (sameBytes(aligned, bytes, at, at + length)) {
         // Its nesting counts from here as it did where it was scanned: too deep here, the scan below refuses it.
         if (1 + segment.depth <= this.maxDepth) {
           this.copy(segment, at);
