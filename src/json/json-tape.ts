@@ -153,7 +153,7 @@ interface Segment {
 
 /**
  * Which values are kept: seen twice, dense in tokens (where a scan spends its time; a message's text is scanned at
- * memory speed anyway), found by a hash of their first bytes, with about 4 MiB of bytes kept at most.
+ * memory speed anyway), found by a hash of their first bytes, with 4 MiB of bytes kept at most.
  */
 const segmentLimits = {
   prefixBytes: 128,
@@ -211,6 +211,11 @@ function sighted(
   segments.set(prefix, [segment, ...kept.slice(0, segmentLimits.perPrefix - 1)]);
   segmentBytes += end - at;
   for (const dropped of kept.slice(segmentLimits.perPrefix - 1)) segmentBytes -= heldBytes(dropped);
+  keepWithinLimit();
+}
+
+/** Forgets the values kept longest until the rest hold no more than the limit. */
+function keepWithinLimit(): void {
   for (const [oldest, list] of segments) {
     if (segmentBytes <= segmentLimits.totalBytes) break;
     segments.delete(oldest);
@@ -235,6 +240,11 @@ function alignedCopy(bytes: Uint8Array, alignment: number): Uint8Array {
 /** How many kept values have been copied into tapes (tests tell a copy from a scan by it). */
 export function segmentCopies(): number {
   return copiedSegments;
+}
+
+/** The bytes the kept values hold, their copies included (a test holds them to the limit). */
+export function segmentBytesKept(): number {
+  return segmentBytes;
 }
 
 /** Forgets every kept value and sighting (tests compare scans with and without them). */
@@ -593,6 +603,7 @@ class Scanner {
         aligned = alignedCopy(segment.bytes, alignment);
         segment.aligned[alignment] = aligned;
         segmentBytes += length;
+        keepWithinLimit();
       }
       if (sameBytes(aligned, bytes, at, at + length)) {
         // Its nesting counts from here as it did where it was scanned: too deep here, the scan below refuses it.

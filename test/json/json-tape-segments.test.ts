@@ -6,6 +6,7 @@ import {
   memberToken,
   recurringValue,
   scanJson,
+  segmentBytesKept,
   segmentCopies,
   type Tape,
 } from "../../src/json/json-tape.js";
@@ -154,6 +155,20 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
     );
     expect(recurringValue(tape, properties)).toStrictEqual(schema.properties);
     expect(recurringValue(tape, properties)).toBe(recurringValue(tape, properties));
+  });
+
+  it("keeps no more than 4 MiB of bytes, however many values come twice, at any alignment", () => {
+    const limit = 4 * 1024 * 1024;
+    for (let index = 0; index < 60; index++) {
+      // 60 to 175 KB each (most of the 256 KiB a kept value may have), dense, each its own.
+      const items = 20_000 + ((index * 7_919) % 40_000);
+      const value = JSON.stringify(Array.from({ length: items }, (_, item) => (item === 0 ? index : item % 100)));
+      for (let pad = 0; pad < 6; pad++) {
+        expect(scanJson(encoder.encode(bodyText(value, pad)), maxNestingDepth)).toBeDefined();
+        expect(segmentBytesKept()).toBeLessThanOrEqual(limit);
+      }
+    }
+    expect(segmentBytesKept()).toBeGreaterThan(limit / 2);
   });
 
   it("keeps values apart that share their first bytes, and finds each again", () => {
