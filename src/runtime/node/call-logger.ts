@@ -19,7 +19,7 @@ export function nodeLogger(settings: LogSettings, destination?: DestinationStrea
   const options = {
     level: settings.logLevel,
     base: { service: "promptgate" },
-    timestamp: pino.stdTimeFunctions.isoTime,
+    timestamp: isoTime,
     formatters: { level: (label: string) => ({ level: label }), log: withoutCredentialFields },
   };
   const target = destination ?? stdoutLines();
@@ -86,6 +86,23 @@ function stdoutLines(): DestinationStream {
     },
   };
   return processStdout;
+}
+
+let timeMs = Number.NaN;
+let timeText = "";
+
+/**
+ * pino's `time` member in ISO 8601, as `pino.stdTimeFunctions.isoTime` writes it, built once per millisecond: under
+ * load several lines share one. The date's text was an eighth of the CPU of a call's log line (0.48 of 3.9 % of a
+ * loaded profile).
+ */
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== timeMs) {
+    timeMs = now;
+    timeText = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return timeText;
 }
 
 /** Pretty when asked to, or when not told and the lines go to a terminal. */
