@@ -186,24 +186,15 @@ function sighted(
   facts: Pick<Segment, "depth" | "numberExcess">,
 ): void {
   const end = scanner.at;
-  const sighting = `${prefix} ${end - at} ${scanner.count - first} ${scanner.columns.compact[first]}`;
+  const tokens = scanner.count - first;
+  const sighting = `${prefix} ${end - at} ${tokens} ${scanner.columns.compact[first]}`;
   if (!sightings.delete(sighting)) {
     sightings.add(sighting);
     if (sightings.size > 1024) sightings.delete(sightings.values().next().value as string);
     return;
   }
-  const tokens = scanner.count - first;
   const columns = tokenColumns(tokens);
-  const from = scanner.columns;
-  columns.kind.set(from.kind.subarray(first, first + tokens));
-  columns.size.set(from.size.subarray(first, first + tokens));
-  columns.compact.set(from.compact.subarray(first, first + tokens));
-  columns.flags.set(from.flags.subarray(first, first + tokens));
-  for (let token = 0; token < tokens; token++) {
-    columns.start[token] = (from.start[first + token] as number) - at;
-    columns.end[token] = (from.end[first + token] as number) - at;
-    columns.next[token] = (from.next[first + token] as number) - first;
-  }
+  moveTokens(scanner.columns, first, columns, 0, tokens, -at);
   const bytes = scanner.bytes.slice(at, end);
   const segment: Segment = { bytes, aligned: [bytes], columns, values: new Map(), ...facts };
   const kept = segments.get(prefix) ?? [];
@@ -212,6 +203,23 @@ function sighted(
   segmentBytes += end - at;
   for (const dropped of kept.slice(segmentLimits.perPrefix - 1)) segmentBytes -= heldBytes(dropped);
   keepWithinLimit();
+}
+
+/**
+ * Copies `count` tokens of `from`, from token `first` on, into `into` at token `to`: their byte offsets moved by
+ * `bytes`, and the token each one's subtree ends before (`next`) by as many tokens as they move.
+ */
+function moveTokens(from: TapeColumns, first: number, into: TapeColumns, to: number, count: number, bytes: number) {
+  into.kind.set(from.kind.subarray(first, first + count), to);
+  into.size.set(from.size.subarray(first, first + count), to);
+  into.compact.set(from.compact.subarray(first, first + count), to);
+  into.flags.set(from.flags.subarray(first, first + count), to);
+  const tokens = to - first;
+  for (let token = 0; token < count; token++) {
+    into.start[to + token] = (from.start[first + token] as number) + bytes;
+    into.end[to + token] = (from.end[first + token] as number) + bytes;
+    into.next[to + token] = (from.next[first + token] as number) + tokens;
+  }
 }
 
 /** Forgets the values kept longest until the rest hold no more than the limit. */
@@ -637,17 +645,7 @@ class Scanner {
     const tokens = segment.columns.kind.length;
     while (this.count + tokens > this.columns.kind.length) this.grow();
     const first = this.count;
-    const into = this.columns;
-    const from = segment.columns;
-    into.kind.set(from.kind, first);
-    into.size.set(from.size, first);
-    into.compact.set(from.compact, first);
-    into.flags.set(from.flags, first);
-    for (let token = 0; token < tokens; token++) {
-      into.start[first + token] = (from.start[token] as number) + at;
-      into.end[first + token] = (from.end[token] as number) + at;
-      into.next[first + token] = (from.next[token] as number) + first;
-    }
+    moveTokens(segment.columns, 0, this.columns, first, tokens, at);
     this.count += tokens;
     this.at = at + segment.bytes.length;
     this.numberExcess += segment.numberExcess;
