@@ -14,7 +14,8 @@ import {
 /*
  * A top-level member's value whose bytes the scanner met twice before is copied from then instead of scanned
  * (see `Segment` in json-tape.ts). The reference is a scan that keeps nothing: every tape must be the same, token by
- * token, wherever the value stands in a body and whatever the body around it.
+ * token, wherever the value stands in a body and whatever the body around it. Tapes of calls in flight are cut from
+ * one slab of memory (see `tokenColumns`): each stays as it was scanned however many are cut after it.
  */
 
 const encoder = new TextEncoder();
@@ -191,6 +192,20 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
     const copies = segmentCopies();
     scanAll();
     expect(segmentCopies() - copies).toBe(8);
+  });
+});
+
+describe("tapes cut from one slab", () => {
+  it("stay as scanned while later scans fill the slab and the next ones (400 tapes kept at once)", () => {
+    // Sizes from a few bytes to past the largest columns a slab gives (16 KiB, about 20 KB of body), and bodies dense
+    // enough in tokens that their tape grows beyond its first columns.
+    const bodies = Array.from({ length: 400 }, (_, index) => {
+      const text = "ä".repeat((index * 97) % 24_000);
+      const numbers = Array.from({ length: (index * 37) % 3_000 }, (_, item) => item % 10);
+      return encoder.encode(JSON.stringify(index % 3 === 0 ? { n: numbers } : { t: text, i: index }));
+    });
+    const tapes = bodies.map((body) => scanJson(body, maxNestingDepth));
+    for (const [index, body] of bodies.entries()) expectSameTape(tapes[index], freshScan(body));
   });
 });
 

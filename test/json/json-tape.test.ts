@@ -76,6 +76,13 @@ function agreesWithParser(bytes: Uint8Array): Tape | undefined {
   return tape;
 }
 
+/** `bytes` at `shift` bytes into a buffer of their own (a body read into a larger buffer starts anywhere in it). */
+function shifted(bytes: Uint8Array, shift: number): Uint8Array {
+  const buffer = new Uint8Array(bytes.length + shift + 3).fill(0x20);
+  buffer.set(bytes, shift);
+  return buffer.subarray(shift, shift + bytes.length);
+}
+
 /** A logical call with its texts as strings, to compare the two readings. */
 function plain(call: LogicalCall): unknown {
   return {
@@ -233,8 +240,12 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     const enders = ['\\"', "\\\\", "\\n", "\\u0001", "é", "中", "😀", '"', "\n", "\u0001", "\\x"];
     for (let offset = 0; offset < 12; offset++) {
       for (const ender of enders) {
-        agreesWithParser(encoder.encode(`{"a":"${"x".repeat(offset)}${ender}${"y".repeat(offset + 9)}"}`));
+        // The body at every offset in its buffer too: read four bytes at a time where they line up, else one by one.
+        const body = encoder.encode(`{"a":"${"x".repeat(offset)}${ender}${"y".repeat(offset + 9)}"}`);
+        for (let shift = 0; shift < 4; shift++) agreesWithParser(shifted(body, shift));
       }
+      // A string cut off within its last four bytes: the run ends at the body's end, never past it.
+      agreesWithParser(shifted(encoder.encode(`{"a":"${"x".repeat(offset)}`), offset % 4));
     }
   });
 
