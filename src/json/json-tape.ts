@@ -124,14 +124,13 @@ function tokenColumns(capacity: number, own = false): TapeColumns {
 
 /**
  * The end of the run of plain text bytes (see `plainText`) from `at`, found four bytes at a time from the first
- * word boundary on, with the classic tests for a byte below a bound; the byte loop finishes the run. `words` are
- * those of the bytes' buffer from the boundary at or before the bytes' start, `shift` bytes before it.
+ * word boundary on, with the classic tests for a byte below a bound; the byte loop finishes the run.
  */
-function plainWords(bytes: Uint8Array, words: Uint32Array, shift: number, from: number, length: number): number {
+function plainWords(bytes: Uint8Array, words: Uint32Array, from: number, length: number): number {
   let at = from;
-  while (((at + shift) & 3) !== 0 && at < length && plainText[bytes[at] as number] === 1) at++;
-  if (((at + shift) & 3) !== 0) return at;
-  let word = (at + shift) >> 2;
+  while ((at & 3) !== 0 && at < length && plainText[bytes[at] as number] === 1) at++;
+  if ((at & 3) !== 0) return at;
+  let word = at >> 2;
   const last = words.length;
   while (word < last) {
     const value = words[word] as number;
@@ -147,7 +146,7 @@ function plainWords(bytes: Uint8Array, words: Uint32Array, shift: number, from: 
     if (stop !== 0) break;
     word++;
   }
-  return (word << 2) - shift;
+  return word << 2;
 }
 
 /**
@@ -301,19 +300,14 @@ class Scanner {
   /** Keys decoded while scanning (for duplicates), kept for the readers of the tape. */
   readonly keys = new Map<number, string>();
 
-  /**
-   * The bytes as 32-bit words: those of their buffer from the word boundary at or before their start (`shift` bytes
-   * before it), so that a body anywhere in its buffer (a chunk read from a socket) is read four bytes at a time. Only
-   * words wholly within the bytes are read.
-   */
-  readonly words: Uint32Array;
-  readonly shift: number;
+  /** The bytes as 32-bit words, when their offset lets them be read so. */
+  readonly words: Uint32Array | undefined;
 
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
     this.length = bytes.length;
-    this.shift = bytes.byteOffset & 3;
-    this.words = new Uint32Array(bytes.buffer, bytes.byteOffset - this.shift, (bytes.length + this.shift) >> 2);
+    this.words =
+      bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2) : undefined;
     // About one token per 32 bytes, as in a call of text and a schema; a body denser in tokens grows its tape.
     this.columns = tokenColumns(64 + Math.min(bytes.length >> 5, 8192));
   }
@@ -425,7 +419,6 @@ class Scanner {
     const bytes = this.bytes;
     const length = this.length;
     const words = this.words;
-    const shift = this.shift;
     const start = this.at;
     let at = start + 1;
     let chars = 0;
@@ -434,7 +427,7 @@ class Scanner {
     for (;;) {
       // A run of plain ASCII, the bulk of most text: four bytes at a time where they line up, then byte by byte.
       const run = at;
-      at = plainWords(bytes, words, shift, at, length);
+      if (words !== undefined) at = plainWords(bytes, words, at, length);
       while (at < length && plainText[bytes[at] as number] === 1) at++;
       const byte = bytes[at] as number;
       chars += at - run;

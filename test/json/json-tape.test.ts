@@ -62,7 +62,7 @@ function checkStrings(tape: Tape): void {
 /** The scanner agrees with the parser on `bytes`: it accepts exactly what the parser accepts, and counts the same. */
 function agreesWithParser(bytes: Uint8Array): Tape | undefined {
   const tape = scanJson(bytes, maxNestingDepth);
-  // The same bytes 1 to 3 bytes into a buffer (as a socket's chunk lies) give the same tape.
+  // The same bytes 1 to 3 bytes into a buffer give the same tape (words are read only where they line up).
   expect(sameTokens(scanJson(shifted(bytes, 1 + (bytes.length % 3)), maxNestingDepth), tape)).toBe(true);
   const verdict = parsed(bytes);
   if ("error" in verdict) {
@@ -251,7 +251,7 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     const enders = ['\\"', "\\\\", "\\n", "\\u0001", "é", "中", "😀", '"', "\n", "\u0001", "\\x"];
     for (let offset = 0; offset < 12; offset++) {
       for (const ender of enders) {
-        // The body at every offset in its buffer too: read four bytes at a time wherever it starts.
+        // The body at every offset in its buffer too: read four bytes at a time only where they line up.
         const body = encoder.encode(`{"a":"${"x".repeat(offset)}${ender}${"y".repeat(offset + 9)}"}`);
         for (let shift = 0; shift < 4; shift++) agreesWithParser(shifted(body, shift));
       }
