@@ -545,6 +545,53 @@ describe("streams cut off in the middle of an event", () => {
   });
 });
 
+describe("an answer that is not a stream, read whole", () => {
+  const completion = JSON.stringify({
+    id: "chatcmpl-pieces",
+    object: "chat.completion",
+    created: 1,
+    model: "gpt-test",
+    choices: [{ index: 0, message: { role: "assistant", content: "é".repeat(3_000) }, finish_reason: "stop" }],
+  });
+  const bytes = Buffer.from(completion);
+
+  it("arrives in pieces and reaches the client byte for byte", async () => {
+    harness.upstream.answerWith((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": String(bytes.length) });
+      const pieces = [bytes.subarray(0, 7), bytes.subarray(7, 3_001), bytes.subarray(3_001)];
+      const next = () => {
+        const piece = pieces.shift();
+        if (piece === undefined) response.end();
+        else response.write(piece, () => setTimeout(next, 5));
+      };
+      next();
+    });
+    const answer = await within(openai().chat.completions.create(chat), 5_000, "the answer");
+    expect(answer.choices[0]?.message.content).toBe("é".repeat(3_000));
+  });
+
+  it("cut off after half its body is a native 502 of class upstream, not a hang", async () => {
+    harness.upstream.answerWith((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": String(bytes.length) });
+      response.write(bytes.subarray(0, bytes.length >> 1), () => setTimeout(() => response.socket?.destroy(), 10));
+    });
+    const error = await rejectionOf(openai().chat.completions.create(chat));
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: "upstream" });
+  });
+
+  it("hanging after half its body ends at the deadline as a timeout", async () => {
+    harness.upstream.answerWith((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": String(bytes.length) });
+      response.write(bytes.subarray(0, bytes.length >> 1));
+    });
+    const error = await rejectionOf(openai().chat.completions.create(chat));
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: "timeout" });
+  });
+});
+
 describe("after every fault", () => {
   it("still serves a normal call on each surface", async () => {
     harness.upstream.answerWith(undefined);
