@@ -197,10 +197,10 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
 
 describe("tapes cut from one slab", () => {
   it("stay as scanned while later scans fill the slab and the next ones (400 tapes kept at once)", () => {
-    // Sizes from a few bytes to past the largest columns a slab gives (16 KiB, about 20 KB of body), and bodies dense
-    // enough in tokens that their tape grows beyond its first columns.
+    // Sizes from a few bytes to three times past the largest columns a slab gives (4 KiB, a body of about 4 KB), and
+    // bodies dense enough in tokens that their tape grows beyond its first columns.
     const bodies = Array.from({ length: 400 }, (_, index) => {
-      const text = "ä".repeat((index * 97) % 24_000);
+      const text = "ä".repeat((index * 97) % 6_000);
       const numbers = Array.from({ length: (index * 37) % 3_000 }, (_, item) => item % 10);
       return encoder.encode(JSON.stringify(index % 3 === 0 ? { n: numbers } : { t: text, i: index }));
     });
