@@ -635,19 +635,19 @@ class Scanner {
     for (const segment of segments.get(prefix) ?? noSegments) {
       const length = segment.bytes.length;
       if (length > this.length - at || segment.bytes[length - 1] !== bytes[at + length - 1]) continue;
-      let aligned = segment.aligned[alignment];
+      const aligned = segment.aligned[alignment];
+      if (!sameBytes(aligned ?? segment.bytes, bytes, at, at + length)) continue;
+      // Found at an alignment it has no copy for: one is made now, for the next body like this one (a value that only
+      // looks the same costs none).
       if (aligned === undefined) {
-        aligned = alignedCopy(segment.bytes, alignment);
-        segment.aligned[alignment] = aligned;
+        segment.aligned[alignment] = alignedCopy(segment.bytes, alignment);
         segmentBytes += length;
         keepWithinLimit();
       }
-      if (sameBytes(aligned, bytes, at, at + length)) {
-        // Its nesting counts from here as it did where it was scanned: too deep here, the scan below refuses it.
-        if (1 + segment.depth <= this.maxDepth) {
-          this.copy(segment, at);
-          return true;
-        }
+      // Its nesting counts from here as it did where it was scanned: too deep here, the scan below refuses it.
+      if (1 + segment.depth <= this.maxDepth) {
+        this.copy(segment, at);
+        return true;
       }
     }
     const first = this.count;
@@ -905,8 +905,11 @@ export class TapeText {
     if (this.#text !== undefined || ((this.#tape.flags[this.#index] as number) & escapeFlag) !== 0) {
       return this.text.includes(ascii);
     }
-    const found = this.#tape.bytes.indexOf(ascii.charCodeAt(0), (this.#tape.start[this.#index] as number) + 1);
-    return found !== -1 && found < (this.#tape.end[this.#index] as number) - 1;
+    // Within the string's own bytes: a search to the body's end would cost a text without the character the rest of
+    // the body, once per text.
+    const start = (this.#tape.start[this.#index] as number) + 1;
+    const end = (this.#tape.end[this.#index] as number) - 1;
+    return this.#tape.bytes.subarray(start, end).indexOf(ascii.charCodeAt(0)) !== -1;
   }
 }
 
