@@ -16,6 +16,7 @@ import { installPortkey, portkeyVersion, startPortkey } from "./portkey.js";
 import {
   type BenchProcess,
   gatewayEnvironment,
+  gatewayNodeOptions,
   memoryMiB,
   promptgateListening,
   readyLine,
@@ -41,6 +42,8 @@ const settings = {
   profileSeconds: quick ? 3 : 8,
   eventLoopSeconds: quick ? 4 : 10,
   realisticMessageChars,
+  // Given to promptgate and to the proxies alike: the options of `npm start`.
+  nodeOptions: gatewayNodeOptions,
 };
 const tsx = ["--import", "tsx"];
 const run = promisify(execFile);
@@ -81,7 +84,7 @@ function startGateway(
     ...extra.env,
   };
   const preload = extra.preload === undefined ? [] : ["--import", extra.preload];
-  const args = [...(extra.nodeOptions ?? []), ...tsx, ...preload, "dist/runtime/node/main.js"];
+  const args = [...gatewayNodeOptions, ...(extra.nodeOptions ?? []), ...tsx, ...preload, "dist/runtime/node/main.js"];
   return tracked(startProcess(args, environment, promptgateListening, { cwd: extra.cwd ?? root }));
 }
 
@@ -300,10 +303,14 @@ async function main(): Promise<void> {
   const upstream = await tracked(startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root }));
   const upstreamBase = `http://127.0.0.1:${upstream.port}`;
   const bare = await tracked(
-    startProcess([...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, { cwd: root }),
+    startProcess([...gatewayNodeOptions, ...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, {
+      cwd: root,
+    }),
   );
   const honoProxy = await tracked(
-    startProcess([...tsx, "bench/hono-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, { cwd: root }),
+    startProcess([...gatewayNodeOptions, ...tsx, "bench/hono-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, {
+      cwd: root,
+    }),
   );
   const gateway = await startGateway(upstreamBase);
   // The same gateway on a SQLite file, the Node default (`PROMPTGATE_DB` unset): every call appends its record.

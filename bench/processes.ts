@@ -9,6 +9,19 @@ export interface BenchProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * The Node options of the gateway as `npm start` starts it (package.json's `start` script, which the bin's first line
+ * repeats): the bench gives them to every promptgate it loads and to the proxies it compares promptgate with, so that a
+ * ratio compares the code, not the options.
+ */
+export const gatewayNodeOptions: readonly string[] = (() => {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    scripts: { start: string };
+  };
+  const words = manifest.scripts.start.split(/\s+/);
+  return words.slice(words.indexOf("node") + 1, words.indexOf("dist/runtime/node/main.js"));
+})();
+
 /** How a child announces that it is ready, from its stdout. */
 export type ReadyMatcher = (stdout: string) => number | undefined;
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { summarizeProfile } from "./cpu-profile.js";
 import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
 import { runLoad } from "./load.js";
-import { gatewayEnvironment, promptgateListening, readyLine, startProcess } from "./processes.js";
+import { gatewayEnvironment, gatewayNodeOptions, promptgateListening, readyLine, startProcess } from "./processes.js";
 
 const seconds = Number(process.argv[2] ?? 8);
 /** `--keep DIR`: keep the .cpuprofile there (for Chrome DevTools or a closer look) instead of deleting it. */
@@ -24,7 +24,7 @@ await mkdir(directory, { recursive: true });
 const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
 const spawned = Date.now();
 const gateway = await startProcess(
-  ["--cpu-prof", "--cpu-prof-dir", directory, "dist/runtime/node/main.js"],
+  [...gatewayNodeOptions, "--cpu-prof", "--cpu-prof-dir", directory, "dist/runtime/node/main.js"],
   gatewayEnvironment(`http://127.0.0.1:${upstream.port}`),
   promptgateListening,
   { cwd: root },

@@ -6,7 +6,9 @@
  *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R]
  *     --variant NAME=DIR[,NODE OPTION…] [--variant …]
  *
- * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every round loads each target in turn
+ * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every process gets the Node options of `npm
+ * start` first (`gatewayNodeOptions`); a variant's own come after them and win (`--memory-reducer` undoes
+ * `--no-memory-reducer`). Every round loads each target in turn
  * (reversed on every other round); the first variant is the reference. On a shared virtual machine the speed of
  * the whole machine drifts by tens of per cent within minutes, so the ratios that count are taken within a round
  * (a variant against the reference of the same round) and their median reported, not medians of whole runs.
@@ -16,7 +18,14 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
 import { type LoadSample, median, runLoad, type Target } from "./load.js";
-import { type BenchProcess, gatewayEnvironment, promptgateListening, readyLine, startProcess } from "./processes.js";
+import {
+  type BenchProcess,
+  gatewayEnvironment,
+  gatewayNodeOptions,
+  promptgateListening,
+  readyLine,
+  startProcess,
+} from "./processes.js";
 
 const { values } = parseArgs({
   options: {
@@ -62,7 +71,9 @@ try {
   const upstream = await started(startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root }));
   const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
   const bare = await started(
-    startProcess([...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamUrl }, readyLine, { cwd: root }),
+    startProcess([...gatewayNodeOptions, ...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamUrl }, readyLine, {
+      cwd: root,
+    }),
   );
   const targets: Target[] = [
     {
@@ -74,7 +85,7 @@ try {
     },
   ];
   for (const variant of variants) {
-    const args = [...variant.nodeOptions, "dist/runtime/node/main.js"];
+    const args = [...gatewayNodeOptions, ...variant.nodeOptions, "dist/runtime/node/main.js"];
     const environment = gatewayEnvironment(upstreamUrl);
     const gateway = await started(startProcess(args, environment, promptgateListening, { cwd: variant.directory }));
     const url = `http://127.0.0.1:${gateway.port}${gatewayPath}`;
