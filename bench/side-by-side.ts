@@ -3,7 +3,7 @@
  * checkout, other Node options) in minutes instead of a whole `npm run bench`. Each variant runs the compiled
  * gateway in dist/ of its folder (`npm run build` there first).
  *
- *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R]
+ *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P]
  *     --variant NAME=DIR[,NODE OPTION…] [--variant …]
  *
  * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every process gets the Node options of `npm
@@ -12,6 +12,8 @@
  * (reversed on every other round); the first variant is the reference. On a shared virtual machine the speed of
  * the whole machine drifts by tens of per cent within minutes, so the ratios that count are taken within a round
  * (a variant against the reference of the same round) and their median reported, not medians of whole runs.
+ * `--pause P` leaves every process idle for P seconds before each round, as traffic with pauses does (and as
+ * `npm run bench`, whose rounds load one target at a time, leaves each one idle for about half a minute).
  * The figures that decide a target still come from `npm run bench`.
  */
 import { resolve } from "node:path";
@@ -33,11 +35,12 @@ const { values } = parseArgs({
     connections: { type: "string", default: "64" },
     seconds: { type: "string", default: "6" },
     rounds: { type: "string", default: "4" },
+    pause: { type: "string", default: "0" },
   },
 });
 function usage(problem: string): never {
   process.stderr.write(
-    `${problem}\nUsage: npx tsx bench/side-by-side.ts --variant NAME=DIR[,NODE OPTION…] [--variant …]\n`,
+    `${problem}\nUsage: npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] --variant NAME=DIR[,NODE OPTION…] [--variant …]\n`,
   );
   process.exit(2);
 }
@@ -55,6 +58,7 @@ const positive = (name: string, text: string | undefined) => {
 const connections = positive("connections", values.connections);
 const seconds = positive("seconds", values.seconds);
 const rounds = positive("rounds", values.rounds);
+const pause = values.pause === "0" ? 0 : positive("pause", values.pause);
 
 const root = resolve(import.meta.dirname, "..");
 const tsx = ["--import", "tsx"];
@@ -95,6 +99,7 @@ try {
   for (const target of targets) await runLoad(target, body, connections, { seconds: 4 }, upstream.process.pid);
   const samples = new Map<string, LoadSample[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < rounds; round++) {
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause * 1000));
     for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
       const sample = await runLoad(target, body, connections, { seconds }, upstream.process.pid);
       if (sample.failed > 0) throw new Error(`${target.label}: ${sample.failed} requests failed.`);
@@ -125,7 +130,7 @@ function report(samples: Map<string, LoadSample[]>, reference: string): string {
     return `| ${label} | ${median(runs.map(cpu)).toFixed(3)} | ${median(runs.map((s) => s.requestsPerSecond)).toFixed(0)} | ${toBare.toFixed(3)} | ${median(runs.map((s) => s.p50)).toFixed(2)} | ${rss.toFixed(0)} | ${own || " | "} |`;
   });
   return [
-    `${connections} connections, ${rounds} rounds of ${seconds} s; ratios by round against ${reference}`,
+    `${connections} connections, ${rounds} rounds of ${seconds} s${pause > 0 ? `, each after ${pause} s idle` : ""}; ratios by round against ${reference}`,
     "",
     "| target | CPU ms/req | req/s | × bare (by round) | p50 ms | peak RSS MiB | CPU × ref | req/s × ref |",
     "|---|---:|---:|---:|---:|---:|---:|---:|",
