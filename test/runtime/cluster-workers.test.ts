@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { tempDatabase } from "../support/temp-state.js";
 
@@ -13,7 +14,8 @@ interface Primary {
 }
 
 function startPrimary(environment: Record<string, string>): Primary {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/runtime/node/main.ts"], {
+  // With the Node option `npm start` gives, which every worker must run with too.
+  const child = spawn(process.execPath, ["--no-memory-reducer", "--import", "tsx", "src/runtime/node/main.ts"], {
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", PROMPTGATE_LOG: "info", ...environment },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -75,6 +77,9 @@ describe("PROMPTGATE_WORKERS", () => {
       await until(() => (primary.stdout().match(/"event":"listening"/g) ?? []).length === 3, "the new worker");
       const replacement = workerPids(primary)[2];
       expect(new Set([victim, survivor, replacement]).size).toBe(3);
+      for (const pid of [survivor, replacement]) {
+        expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toContain("--no-memory-reducer");
+      }
       expect(await chat(url, "after the restart")).toBe(200);
 
       primary.child.kill("SIGTERM");
