@@ -127,13 +127,13 @@ function report(samples: Map<string, LoadSample[]>, reference: string): string {
     const toBare = median(
       runs.map((sample, round) => sample.requestsPerSecond / (of("bare proxy")[round] as LoadSample).requestsPerSecond),
     );
-    return `| ${label} | ${median(runs.map(cpu)).toFixed(3)} | ${median(runs.map((s) => s.requestsPerSecond)).toFixed(0)} | ${toBare.toFixed(3)} | ${median(runs.map((s) => s.p50)).toFixed(2)} | ${rss.toFixed(0)} | ${own || " | "} |`;
+    return `| ${label} | ${median(runs.map(cpu)).toFixed(3)} | ${median(runs.map((s) => s.requestsPerSecond)).toFixed(0)} | ${toBare.toFixed(3)} | ${median(runs.map((s) => s.p50)).toFixed(2)} | ${median(runs.map((s) => s.p99)).toFixed(2)} | ${rss.toFixed(0)} | ${own || " | "} |`;
   });
   return [
     `${connections} connections, ${rounds} rounds of ${seconds} s${pause > 0 ? `, each after ${pause} s idle` : ""}; ratios by round against ${reference}`,
     "",
-    "| target | CPU ms/req | req/s | × bare (by round) | p50 ms | peak RSS MiB | CPU × ref | req/s × ref |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| target | CPU ms/req | req/s | × bare (by round) | p50 ms | p99 ms | peak RSS MiB | CPU × ref | req/s × ref |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
   ].join("\n");
 }
