@@ -10,9 +10,9 @@ export interface BenchProcess {
 }
 
 /**
- * The Node options of the gateway as `npm start` starts it (package.json's `start` script, which the bin's first line
- * repeats): the bench gives them to every promptgate it loads and to the proxies it compares promptgate with, so that a
- * ratio compares the code, not the options.
+ * The Node options of the gateway as `npm start` starts it (package.json's `start` script): the bench gives them to
+ * every promptgate it loads and to the proxies it compares promptgate with, so that a ratio compares the code, not
+ * the options.
  */
 export const gatewayNodeOptions: readonly string[] = (() => {
   const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
