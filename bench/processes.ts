@@ -19,7 +19,15 @@ export const gatewayNodeOptions: readonly string[] = (() => {
     scripts: { start: string };
   };
   const words = manifest.scripts.start.split(/\s+/);
-  return words.slice(words.indexOf("node") + 1, words.indexOf("dist/runtime/node/main.js"));
+  const node = words.indexOf("node");
+  const entry = words.indexOf("dist/runtime/node/main.js");
+  // A start script of another shape would hand the bench the wrong options without a word: it stops instead.
+  if (node === -1 || entry < node) {
+    throw new Error(
+      `package.json's start script is not "… node [options] dist/runtime/node/main.js": ${manifest.scripts.start}`,
+    );
+  }
+  return words.slice(node + 1, entry);
 })();
 
 /** How a child announces that it is ready, from its stdout. */
