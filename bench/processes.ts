@@ -69,7 +69,7 @@ export function startProcess(
   args: readonly string[],
   environment: Record<string, string>,
   ready: ReadyMatcher | number,
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; onStdout?: (chunk: string) => void } = {},
 ): Promise<{ process: BenchProcess; port: number }> {
   const child = spawn(process.execPath, args, {
     cwd: options.cwd,
@@ -108,8 +108,12 @@ export function startProcess(
       waitForPort(ready, options.timeoutMs).then(() => resolveOnce(ready), reject);
     }
     child.stdout.on("data", (chunk: Buffer) => {
-      // Only the start-up output is looked at; later output is read and dropped so that the pipe never fills.
-      if (started || typeof ready === "number") return;
+      // Only the start-up output is looked at; later output goes to `onStdout`, or is read and dropped, so that the
+      // pipe never fills.
+      if (started || typeof ready === "number") {
+        options.onStdout?.(chunk.toString("utf8"));
+        return;
+      }
       stdout += chunk.toString("utf8");
       const port = ready(stdout);
       if (port !== undefined) resolveOnce(port);

@@ -705,8 +705,36 @@ class Scanner {
 // order mark is skipped by the scan, as the parsing path's decoder drops it.
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** How many short texts `internedText` remembers (a power of two), and the longest it takes. */
+const internedSlots = 1024;
+const internedMaxLength = 32;
+/** Short ASCII texts decoded before, by a hash of their bytes; a text whose hash is another's replaces it. */
+const internedTexts: (string | undefined)[] = new Array(internedSlots).fill(undefined);
+
+/**
+ * The text of the ASCII bytes `from`..`to` (at most `internedMaxLength` of them), the same string each time they
+ * recur: a call's keys (`role`, `content`, `type`) and closed values (`user`, `object`) come back in every call, and
+ * decoding them anew made a string, a view and a map entry for each. Bounded: a body of ever new keys only
+ * replaces texts, at most 1,024 of at most 32 characters.
+ */
+function internedText(bytes: Uint8Array, from: number, to: number): string {
+  let hash = 0x811c9dc5;
+  for (let index = from; index < to; index++) hash = Math.imul(hash ^ (bytes[index] as number), 0x01000193);
+  const slot = hash & (internedSlots - 1);
+  const known = internedTexts[slot];
+  if (known !== undefined && known.length === to - from) {
+    let index = 0;
+    while (index < known.length && known.charCodeAt(index) === bytes[from + index]) index++;
+    if (index === known.length) return known;
+  }
+  const text = String.fromCharCode.apply(null, bytes.subarray(from, to) as unknown as number[]);
+  internedTexts[slot] = text;
+  return text;
+}
+
 /** The text of a scanned string token's bytes, quotes included in `start`..`end`. */
 function decodeString(bytes: Uint8Array, start: number, end: number, flags: number): string {
+  if (flags === 0 && end - start - 2 <= internedMaxLength) return internedText(bytes, start + 1, end - 1);
   if (flags === 0 && end - start <= 66) {
     return String.fromCharCode.apply(null, bytes.subarray(start + 1, end - 1) as unknown as number[]);
   }
@@ -744,16 +772,15 @@ export function keyOf(tape: Tape, index: number): string {
   return decodedKey(tape.keys, tape.bytes, tape, index);
 }
 
-/** A key token's text from `keys`, decoded and kept there the first time. */
+/** A key token's text: a short ASCII one interned, another from `keys`, decoded and kept there the first time. */
 function decodedKey(keys: Map<number, string>, bytes: Uint8Array, columns: TapeColumns, index: number): string {
+  const start = columns.start[index] as number;
+  const end = columns.end[index] as number;
+  if (columns.flags[index] === 0 && end - start - 2 <= internedMaxLength)
+    return internedText(bytes, start + 1, end - 1);
   let name = keys.get(index);
   if (name === undefined) {
-    name = decodeString(
-      bytes,
-      columns.start[index] as number,
-      columns.end[index] as number,
-      columns.flags[index] as number,
-    );
+    name = decodeString(bytes, start, end, columns.flags[index] as number);
     keys.set(index, name);
   }
   return name;

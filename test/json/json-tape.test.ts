@@ -323,4 +323,28 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
       expect(read(colliding("004d2o"))).toStrictEqual(colliding("004d2o"));
     }
   });
+
+  it("decodes a short key or value once per process, and never hands out another text's string", () => {
+    const tapeOf = (value: unknown) => scanJson(encoder.encode(JSON.stringify(value)), maxNestingDepth) as Tape;
+    const first = tapeOf({ role: "user" });
+    const second = tapeOf({ pad: [1, 2], role: "user" });
+    const role = memberToken(second, 0, "role");
+    // The same string each time its bytes recur, wherever they stand.
+    expect(tapeString(second, role)).toBe(tapeString(first, memberToken(first, 0, "role")));
+    expect(Object.keys(lazyObject(second))).toStrictEqual(["pad", "role"]);
+    // Ten thousand texts share 1,024 slots: slots collide and are replaced, and every text still reads as itself,
+    // however they alternate; texts past 32 characters, escaped or not ASCII are decoded as before.
+    const texts = Array.from({ length: 10_000 }, (_, index) => `k${index.toString(36)}`);
+    texts.push("x".repeat(32), "y".repeat(33), 'a"b', "caf\u00e9", "é");
+    for (let round = 0; round < 2; round += 1) {
+      for (let index = 0; index < texts.length; index += 1) {
+        const text = texts[(index * 7919 + round) % texts.length] as string;
+        const tape = tapeOf({ [text]: text });
+        const key = memberToken(tape, 0, text);
+        expect(key).toBe(2);
+        expect(tapeString(tape, key)).toBe(text);
+        expect(Object.keys(lazyObject(tape))).toStrictEqual([text]);
+      }
+    }
+  });
 });
