@@ -23,12 +23,14 @@ export function relayedHeaders(
 ): Record<string, string> {
   const allowed = source.provider.relayedResponseHeaders;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(upstream.headers)) {
+  // By name, not Object.entries: a pair per header is garbage on every call.
+  const given = upstream.headers;
+  for (const name of Object.keys(given)) {
     if (name === "content-type" || isAllowed(name, allowed) || (name === simulatedLabel && source.upstream.simulated)) {
-      headers[name] = value;
+      headers[name] = given[name] as string;
     }
   }
-  for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
+  for (const name of Object.keys(extraHeaders)) headers[name.toLowerCase()] = extraHeaders[name] as string;
   return headers;
 }
 

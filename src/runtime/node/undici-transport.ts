@@ -27,7 +27,9 @@ export function undiciTransport(): Transport {
       dispatcher: agent,
     });
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
+    const given = response.headers;
+    for (const name of Object.keys(given)) {
+      const value = given[name];
       if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
     }
     return {
