@@ -1,11 +1,11 @@
 /*
- * What V8's garbage collector costs per request, for the bare proxy, the same on Hono and promptgate side by side: `npm run bench:gc
- * -- [--connections N] [--seconds S] [--warm-up W]`. Each target runs with `npm start`'s Node options and V8's
- * `--trace-gc-nvp`, is warmed up, then loaded alone for S seconds; the collections that end in that window are
- * summed and divided by its 2xx responses. A profile shows only the collector's main-thread share; its helper
- * threads (parallel scavenging, concurrent marking and sweeping) spend CPU that the CPU per request of
- * `npm run bench` counts but no profile frame does. For finding what to cut; the figures that count come from a
- * whole `npm run bench`.
+ * What V8's garbage collector costs per request, for the bare proxy, the same proxy on Hono and promptgate:
+ * `npm run bench:gc -- [--connections N] [--seconds S] [--warm-up W]`. Each target runs with `npm start`'s Node
+ * options and V8's `--trace-gc-nvp`, is warmed up, then loaded alone for S seconds; what the collections that end in
+ * that window kept and cost is summed and divided by its 2xx responses. A CPU profile shows only the collector's
+ * main-thread share; its helper threads (parallel scavenging, concurrent marking and sweeping) spend time that the
+ * CPU per request of `npm run bench` counts and no profile frame shows. For finding what to cut; the figures that
+ * count come from a whole `npm run bench`.
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -48,11 +48,16 @@ function collectionOf(line: string): Collection | undefined {
   return { kind, values };
 }
 
-/** Per 2xx response: what the collections of the window allocated, kept and cost (µs of CPU, by thread). */
+/**
+ * Per 2xx response: what the collections of the window kept and cost (µs, by thread, as V8 reports them). Not what
+ * was allocated: V8's `allocated` is the heap's growth between two collections, not the bytes allocated (at one
+ * connection it read a third of what the sampling heap profiler counts); `--heap-prof` or the inspector's sampling
+ * heap profiler measure that.
+ */
 function perRequest(collections: readonly Collection[], requests: number) {
-  const sum = (kind: string | undefined, ...names: string[]) =>
+  const sum = (kind: string, ...names: string[]) =>
     collections
-      .filter((collection) => kind === undefined || collection.kind === kind)
+      .filter((collection) => collection.kind === kind)
       .reduce((total, { values }) => total + names.reduce((part, name) => part + (values.get(name) ?? 0), 0), 0);
   const kib = (bytes: number) => Number((bytes / 1024 / requests).toFixed(1));
   const micros = (ms: number) => Number(((1000 * ms) / requests).toFixed(1));
@@ -70,7 +75,6 @@ function perRequest(collections: readonly Collection[], requests: number) {
   return {
     scavenges: collections.filter((collection) => collection.kind === "s").length,
     markCompacts: collections.filter((collection) => collection.kind === "mc").length,
-    allocatedKiB: kib(sum(undefined, "allocated")),
     survivedKiB: kib(sum("s", "new_space_survived")),
     promotedKiB: kib(sum("s", "promoted")),
     scavengeMainUs: micros(scavengeMain),
