@@ -732,9 +732,14 @@ function internedText(bytes: Uint8Array, from: number, to: number): string {
   return text;
 }
 
+/** Whether a string token (quotes included in `start`..`end`) is interned: ASCII without escapes, and short. */
+function isInterned(flags: number, start: number, end: number): boolean {
+  return flags === 0 && end - start - 2 <= internedMaxLength;
+}
+
 /** The text of a scanned string token's bytes, quotes included in `start`..`end`. */
 function decodeString(bytes: Uint8Array, start: number, end: number, flags: number): string {
-  if (flags === 0 && end - start - 2 <= internedMaxLength) return internedText(bytes, start + 1, end - 1);
+  if (isInterned(flags, start, end)) return internedText(bytes, start + 1, end - 1);
   if (flags === 0 && end - start <= 66) {
     return String.fromCharCode.apply(null, bytes.subarray(start + 1, end - 1) as unknown as number[]);
   }
@@ -776,11 +781,11 @@ export function keyOf(tape: Tape, index: number): string {
 function decodedKey(keys: Map<number, string>, bytes: Uint8Array, columns: TapeColumns, index: number): string {
   const start = columns.start[index] as number;
   const end = columns.end[index] as number;
-  if (columns.flags[index] === 0 && end - start - 2 <= internedMaxLength)
-    return internedText(bytes, start + 1, end - 1);
+  const flags = columns.flags[index] as number;
+  if (isInterned(flags, start, end)) return internedText(bytes, start + 1, end - 1);
   let name = keys.get(index);
   if (name === undefined) {
-    name = decodeString(bytes, start, end, columns.flags[index] as number);
+    name = decodeString(bytes, start, end, flags);
     keys.set(index, name);
   }
   return name;
