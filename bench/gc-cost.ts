@@ -12,12 +12,14 @@ import { parseArgs } from "node:util";
 import { chatRequest, gatewayPath, openaiPath, realisticMessageChars } from "./fixtures.js";
 import { runLoad, type Target } from "./load.js";
 import {
+  type BenchProcess,
   gatewayEnvironment,
   gatewayNodeOptions,
+  type ProxyFile,
   promptgateListening,
-  type ReadyMatcher,
   readyLine,
   startProcess,
+  startProxy,
 } from "./processes.js";
 
 const { values } = parseArgs({
@@ -87,54 +89,45 @@ function perRequest(collections: readonly Collection[], requests: number) {
 
 const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-/** A process to load: the proxies take the provider's own path, promptgate its policy's. */
+/** A process to load, started with `--trace-gc-nvp`: the proxies take the provider's own path, promptgate its policy's. */
 interface GcTarget {
   key: string;
-  args: string[];
-  environment: Record<string, string>;
-  ready: ReadyMatcher;
   path: string;
+  start: (nodeOptions: string[], onStdout: (chunk: string) => void) => Promise<{ process: BenchProcess; port: number }>;
 }
+const proxy =
+  (file: ProxyFile): GcTarget["start"] =>
+  (nodeOptions, onStdout) =>
+    startProxy(file, upstreamUrl, { cwd: root, nodeOptions, onStdout });
 const targets: GcTarget[] = [
-  {
-    key: "bare proxy",
-    args: [...tsx, "bench/bare-proxy.ts"],
-    environment: { BENCH_UPSTREAM: upstreamUrl },
-    ready: readyLine,
-    path: openaiPath,
-  },
-  {
-    key: "Hono proxy",
-    args: [...tsx, "bench/hono-proxy.ts"],
-    environment: { BENCH_UPSTREAM: upstreamUrl },
-    ready: readyLine,
-    path: openaiPath,
-  },
+  { key: "bare proxy", path: openaiPath, start: proxy("bench/bare-proxy.ts") },
+  { key: "Hono proxy", path: openaiPath, start: proxy("bench/hono-proxy.ts") },
   {
     key: "promptgate",
-    args: ["dist/runtime/node/main.js"],
-    environment: gatewayEnvironment(upstreamUrl),
-    ready: promptgateListening,
     path: gatewayPath,
+    start: (nodeOptions, onStdout) =>
+      startProcess(
+        [...gatewayNodeOptions, ...nodeOptions, "dist/runtime/node/main.js"],
+        gatewayEnvironment(upstreamUrl),
+        promptgateListening,
+        { cwd: root, onStdout },
+      ),
   },
 ];
 const rows: Record<string, unknown>[] = [];
 try {
-  for (const { key, args, environment, ready, path } of targets) {
+  for (const { key, path, start } of targets) {
     let recording = false;
     let partial = "";
     const collections: Collection[] = [];
-    const started = await startProcess([...gatewayNodeOptions, "--trace-gc-nvp", ...args], environment, ready, {
-      cwd: root,
-      onStdout: (chunk) => {
-        const lines = (partial + chunk).split("\n");
-        partial = lines.pop() ?? "";
-        if (!recording) return;
-        for (const line of lines) {
-          const collection = collectionOf(line);
-          if (collection !== undefined) collections.push(collection);
-        }
-      },
+    const started = await start(["--trace-gc-nvp"], (chunk) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      if (!recording) return;
+      for (const line of lines) {
+        const collection = collectionOf(line);
+        if (collection !== undefined) collections.push(collection);
+      }
     });
     const target: Target = {
       key,

@@ -21,6 +21,7 @@ import {
   promptgateListening,
   readyLine,
   startProcess,
+  startProxy,
 } from "./processes.js";
 import { aggregate, cpuRatio, machine, markdown, type RssSeries, type RunResults, ratio } from "./report.js";
 import { verdicts, verdictTable } from "./verdicts.js";
@@ -302,16 +303,8 @@ async function main(): Promise<void> {
 
   const upstream = await tracked(startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root }));
   const upstreamBase = `http://127.0.0.1:${upstream.port}`;
-  const bare = await tracked(
-    startProcess([...gatewayNodeOptions, ...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, {
-      cwd: root,
-    }),
-  );
-  const honoProxy = await tracked(
-    startProcess([...gatewayNodeOptions, ...tsx, "bench/hono-proxy.ts"], { BENCH_UPSTREAM: upstreamBase }, readyLine, {
-      cwd: root,
-    }),
-  );
+  const bare = await tracked(startProxy("bench/bare-proxy.ts", upstreamBase, { cwd: root }));
+  const honoProxy = await tracked(startProxy("bench/hono-proxy.ts", upstreamBase, { cwd: root }));
   const gateway = await startGateway(upstreamBase);
   // The same gateway on a SQLite file, the Node default (`PROMPTGATE_DB` unset): every call appends its record.
   await mkdir(tmp, { recursive: true });

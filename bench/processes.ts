@@ -125,6 +125,22 @@ export function startProcess(
   });
 }
 
+/** The proxies promptgate is compared with: the bare Node proxy, and the same work on promptgate's stack (Hono). */
+export type ProxyFile = "bench/bare-proxy.ts" | "bench/hono-proxy.ts";
+
+/**
+ * Starts a proxy to `upstream` with `npm start`'s Node options (`nodeOptions` after them), as every promptgate it is
+ * compared with starts.
+ */
+export function startProxy(
+  file: ProxyFile,
+  upstream: string,
+  options: { cwd: string; nodeOptions?: readonly string[]; onStdout?: (chunk: string) => void },
+): Promise<{ process: BenchProcess; port: number }> {
+  const args = [...gatewayNodeOptions, ...(options.nodeOptions ?? []), "--import", "tsx", file];
+  return startProcess(args, { BENCH_UPSTREAM: upstream }, readyLine, { cwd: options.cwd, onStdout: options.onStdout });
+}
+
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
 export async function waitForPort(port: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -27,6 +27,7 @@ import {
   promptgateListening,
   readyLine,
   startProcess,
+  startProxy,
 } from "./processes.js";
 
 const { values } = parseArgs({
@@ -74,11 +75,7 @@ const started = async (starting: ReturnType<typeof startProcess>) => {
 try {
   const upstream = await started(startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root }));
   const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-  const bare = await started(
-    startProcess([...gatewayNodeOptions, ...tsx, "bench/bare-proxy.ts"], { BENCH_UPSTREAM: upstreamUrl }, readyLine, {
-      cwd: root,
-    }),
-  );
+  const bare = await started(startProxy("bench/bare-proxy.ts", upstreamUrl, { cwd: root }));
   const targets: Target[] = [
     {
       key: "bare",
