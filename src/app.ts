@@ -5,6 +5,7 @@ import { dashboardHtml, dashboardScript } from "./dashboard/dashboard-page.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
+import { type AbortNotice, clientNoticeOf } from "./http/abort-notice.js";
 import { browserAccess } from "./http/cors.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
@@ -85,8 +86,10 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   app.route("/promptgate/window", windowRoutes(deps));
 
   for (const surface of surfaces) {
-    app.all(`${surface.mount}/*`, (c) => routeToSurface(deps, surface, c.req.raw, c.var.ref));
-    app.all(`/policies/:policyRef${surface.mount}/*`, (c) => routeToSurface(deps, surface, c.req.raw, c.var.ref));
+    const route = (c: Context<Env>) =>
+      routeToSurface(deps, surface, c.req.raw, clientNoticeOf(c.env, c.req.raw), c.var.ref);
+    app.all(`${surface.mount}/*`, route);
+    app.all(`/policies/:policyRef${surface.mount}/*`, route);
   }
 
   app.notFound((c) => renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), c.var.ref));
@@ -103,7 +106,13 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
  * path (which turns `%5C` into a `\` that the upstream URL parser would resolve). A path that is no
  * route of the surface is refused by the surface itself, natively and on the record, after its key.
  */
-function routeToSurface(deps: Deps, surface: Surface, request: Request, ref: string): Promise<Response> {
+function routeToSurface(
+  deps: Deps,
+  surface: Surface,
+  request: Request,
+  client: AbortNotice,
+  ref: string,
+): Promise<Response> {
   let route: SurfaceRoute = { path: "", policyRef: undefined };
   let refusal: GatewayError | undefined;
   const url = new URL(request.url);
@@ -116,6 +125,7 @@ function routeToSurface(deps: Deps, surface: Surface, request: Request, ref: str
   return handleSurfaceRequest(deps, {
     surface,
     request,
+    client,
     url,
     path: route.path,
     policyRef: route.policyRef,

@@ -1,4 +1,5 @@
 import type { Config } from "./config.js";
+import type { AbortNotice } from "./http/abort-notice.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallMetrics } from "./record/call-metrics.js";
@@ -15,7 +16,7 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body: Uint8Array<ArrayBuffer> | string | undefined;
   /** Aborts the upstream call, e.g. when the client disconnects. */
-  signal: AbortSignal | undefined;
+  signal: AbortNotice | undefined;
 }
 
 /** A provider's answer; the body is read once, either whole or as a stream. */

@@ -1,6 +1,8 @@
+import { type AbortNotice, CallNotice } from "../http/abort-notice.js";
+
 /** A call's upstream deadline: a signal that aborts when it passes or the client goes away, and a way to stop it. */
 export interface Deadline {
-  signal: AbortSignal;
+  signal: AbortNotice;
   /** Whether the deadline has passed (and so aborted the signal); a client that left does not count. */
   passed(): boolean;
   /** Stops the timer and the client watch once the call has ended, so a finished call holds neither. */
@@ -9,27 +11,27 @@ export interface Deadline {
 
 /**
  * Starts the deadline of one provider call, `seconds` from now. Its one signal also aborts when
- * `client` does: one controller instead of `AbortSignal.any`, which costs several signals per call.
+ * `client` does: one notice instead of `AbortSignal.any`, which costs several signals per call.
  */
-export function startDeadline(seconds: number, client?: AbortSignal): Deadline {
-  const controller = new AbortController();
+export function startDeadline(seconds: number, client?: AbortNotice): Deadline {
+  const signal = new CallNotice();
   let passed = false;
   const timer = setTimeout(
     () => {
       // A call its client already cancelled has not run out of time.
-      if (controller.signal.aborted) return;
+      if (signal.aborted) return;
       passed = true;
-      controller.abort(new DeadlinePassed());
+      signal.abort(new DeadlinePassed());
     },
     Math.ceil(seconds * 1000),
   );
   // Where timers can be unreferenced (Node), a pending deadline does not keep the process alive.
   (timer as { unref?: () => void }).unref?.();
-  const clientLeft = () => controller.abort(client?.reason);
+  const clientLeft = () => signal.abort(client?.reason);
   if (client?.aborted) clientLeft();
   else client?.addEventListener("abort", clientLeft, { once: true });
   return {
-    signal: controller.signal,
+    signal,
     passed: () => passed,
     clear: () => {
       clearTimeout(timer);

@@ -194,7 +194,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
       },
       async onEnd(complete, cancelled) {
         if (complete) input.call.timing.endedAt = performance.now();
-        if (cancelled || input.call.request.signal.aborted) record.decision = "cancelled";
+        if (cancelled || input.call.client.aborted) record.decision = "cancelled";
         try {
           if (complete && output !== undefined && answer !== undefined) {
             record.validation = validateAnswer(prepared.fullSchema, answer);
@@ -234,7 +234,7 @@ function streamFailures(input: FinishInput): StreamFailures {
     },
     breakOff(cause) {
       const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets());
-      if (!call.request.signal.aborted) noteFailure(record, error);
+      if (!call.client.aborted) noteFailure(record, error);
       return call.surface.renderStreamError(error, ref);
     },
     internal(cause) {

@@ -1,6 +1,7 @@
 import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { AbortNotice } from "../http/abort-notice.js";
 import { readCappedBody } from "../http/read-body.js";
 import { deadlineSecondsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
@@ -38,6 +39,8 @@ const rejections = new Set([
 export interface SurfaceRequest {
   surface: Surface;
   request: Request;
+  /** Aborts when the client goes away: the runtime's notice, else the request's signal (see `clientNoticeOf`). */
+  client: AbortNotice;
   /** The request's URL, parsed once. */
   url: URL;
   /** The route path below the surface's mount, e.g. `/chat/completions`. */
@@ -58,7 +61,7 @@ export interface SurfaceRequest {
  * gateway key is refused before anything about it is kept.
  */
 export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): Promise<Response> {
-  const { surface, request, url, path, ref } = input;
+  const { surface, request, client, url, path, ref } = input;
   const headers: Record<string, string> = { "x-promptgate-ref": ref };
   const time = deps.now().toISOString();
   if (!(await authenticated(deps.config, surface, request.headers, url))) {
@@ -114,9 +117,19 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     record.policy = policy.ref;
     debugPolicy(deps, ref, policy, record.case, requested);
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
-    deadline = startDeadline(deadlineSecondsOf(policy.policy), request.signal);
+    deadline = startDeadline(deadlineSecondsOf(policy.policy), client);
     const traceparent = span?.traceparent();
-    const call = openUpstreamCall(deps, { ref, surface, request, url, credential, deadline, traceparent, secrets });
+    const call = openUpstreamCall(deps, {
+      ref,
+      surface,
+      request,
+      client,
+      url,
+      credential,
+      deadline,
+      traceparent,
+      secrets,
+    });
     timing = call.timing;
     if (endpoint.kind === "proxy") {
       if (endpoint.responseIdOf !== undefined) {
@@ -141,6 +154,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       handleSurfaceRequest(deps, {
         surface,
         request: again,
+        client: again.signal,
         url: new URL(again.url),
         path,
         policyRef: input.policyRef,
@@ -151,7 +165,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     settleLater = answer.recordLater;
     return answer.response;
   } catch (caught) {
-    if (request.signal.aborted) {
+    if (client.aborted) {
       // Nobody is left to answer; the record says so instead of blaming the provider.
       record.decision = "cancelled";
       return new Response(null, { status: 499, headers });

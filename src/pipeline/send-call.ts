@@ -288,7 +288,7 @@ function fallbackPossible(measured: MeasuredCall, entry: ModelEntry | undefined)
 function fallbackOf(measured: MeasuredCall, first: Attempt, error: GatewayError): ModelEntry | undefined {
   const name = first.route.entry?.fallback;
   if (name === undefined || !fallbackPossible(measured, first.route.entry) || !error.retryable) return undefined;
-  if (first.call.deadline.passed() || measured.input.request.signal.aborted) return undefined;
+  if (first.call.deadline.passed() || measured.input.client.aborted) return undefined;
   return measured.deps.models.resolve(name);
 }
 

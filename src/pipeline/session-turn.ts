@@ -1,5 +1,6 @@
 import type { Deps } from "../deps.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import type { AbortNotice } from "../http/abort-notice.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import { deadlineSecondsOf, type PolicyVersion, sessionLimitsOf } from "../policy/policy.js";
 import type { ResponseHistoryRecord, SessionRecord } from "../store/store.js";
@@ -134,7 +135,7 @@ export async function openSessionTurn(
   if (context.claim) {
     const holdSeconds = deadlineSecondsOf(policy.policy) + limits.queue_seconds;
     const waiting = { queueSeconds: limits.queue_seconds, holdSeconds };
-    await claimTurn(deps, session, record.ref, waiting, input.request.signal);
+    await claimTurn(deps, session, record.ref, waiting, input.client);
     recorder.hold(() => deps.store.releaseSessionTurn(session.id, record.ref));
   }
 
@@ -224,7 +225,7 @@ async function claimTurn(
   session: SessionRecord,
   holder: string,
   { queueSeconds, holdSeconds }: { queueSeconds: number; holdSeconds: number },
-  signal: AbortSignal,
+  signal: AbortNotice,
 ): Promise<void> {
   const started = deps.now().getTime();
   for (;;) {

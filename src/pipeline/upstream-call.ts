@@ -1,5 +1,6 @@
 import { type Config, type UpstreamConfig, upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
+import type { AbortNotice } from "../http/abort-notice.js";
 import type { Surface } from "../surfaces/surface.js";
 import { presentedCredentials, routedCredential, type UpstreamCredential } from "./authorize-call.js";
 import type { Deadline } from "./deadline.js";
@@ -19,6 +20,8 @@ export interface UpstreamCall {
   translated: boolean;
   upstream: UpstreamConfig;
   request: Request;
+  /** Aborts when the client goes away. */
+  client: AbortNotice;
   url: URL;
   credential: UpstreamCredential;
   /** Its signal aborts the provider call when the client goes away or the deadline passes. */
@@ -47,6 +50,7 @@ export interface UpstreamCallStart {
   ref: string;
   surface: Surface;
   request: Request;
+  client: AbortNotice;
   url: URL;
   credential: UpstreamCredential;
   deadline: Deadline;
@@ -61,6 +65,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
     ref: start.ref,
     surface: start.surface,
     request: start.request,
+    client: start.client,
     url: start.url,
     credential: start.credential,
     deadline: start.deadline,

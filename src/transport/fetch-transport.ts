@@ -1,4 +1,5 @@
 import type { Transport } from "../deps.js";
+import { abortSignalOf } from "../http/abort-notice.js";
 
 /** Anything that answers a standard Request: global `fetch`, a Hono app, the simulated provider. */
 export type FetchFunction = (request: Request) => Promise<Response>;
@@ -16,7 +17,7 @@ export function fetchTransport(fetchFunction: FetchFunction): Transport {
         method: upstream.method,
         headers: upstream.headers,
         body: upstream.body ?? null,
-        signal: upstream.signal ?? null,
+        signal: upstream.signal === undefined ? null : abortSignalOf(upstream.signal),
         redirect: "manual",
       }),
     );

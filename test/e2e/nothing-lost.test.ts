@@ -6,6 +6,7 @@ import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createApp } from "../../src/app.js";
 import type { Deps } from "../../src/deps.js";
+import type { AbortNotice } from "../../src/http/abort-notice.js";
 import { createNodeDeps } from "../../src/runtime/node/node-gateway.js";
 import { validateAnswer } from "../../src/schema/diagnostics.js";
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
@@ -29,7 +30,7 @@ vi.mock(import("../../src/pipeline/deadline.js"), async (importOriginal) => {
   const original = await importOriginal();
   return {
     ...original,
-    startDeadline: (seconds: number, client?: AbortSignal) => {
+    startDeadline: (seconds: number, client?: AbortNotice) => {
       const deadline = original.startDeadline(seconds, client);
       const tracked = { cleared: false };
       deadlines.push(tracked);

@@ -7,7 +7,7 @@ describe("a call's upstream deadline", () => {
   it("aborts its signal when it passes", async () => {
     const deadline = startDeadline(0.02);
     expect(deadline.passed()).toBe(false);
-    await new Promise((resolve) => deadline.signal.addEventListener("abort", resolve));
+    await new Promise<void>((resolve) => deadline.signal.addEventListener("abort", resolve));
     expect(deadline.passed()).toBe(true);
     expect(deadline.signal.reason).toMatchObject({ name: "TimeoutError" });
   });

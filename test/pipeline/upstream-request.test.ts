@@ -21,6 +21,7 @@ function callOf(surface: Surface, path: string, credential: UpstreamCredential):
     translated: false,
     upstream: { baseUrl: "https://provider.test", simulated: false, label: "provider", serverKey },
     request: new Request(url),
+    client: new AbortController().signal,
     url,
     credential,
     deadline: startDeadline(60),

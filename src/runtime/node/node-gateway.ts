@@ -1,7 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import { join } from "node:path";
-import { createAdaptorServer } from "@hono/node-server";
+import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
 import type { DestinationStream } from "pino";
 import { createApp, metricsApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
@@ -23,6 +23,7 @@ import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { surfaceNames } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger, nodeLogger } from "./call-logger.js";
+import { withClientNotice } from "./client-notice.js";
 import { warnAboutConnections } from "./connection-warnings.js";
 import { listen } from "./listen.js";
 import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
@@ -234,7 +235,7 @@ export async function startNodeGateway(
     hostname: config.host,
     serverOptions: serverOptions(config.server),
     fetch: (request, env) => {
-      const answer = app.fetch(request, env);
+      const answer = app.fetch(request, withClientNotice(env as HttpBindings));
       return answer instanceof Promise ? work.track(answer) : answer;
     },
   }) as Server;

@@ -23,7 +23,8 @@ export function undiciTransport(): Transport {
       method: upstream.method as "GET",
       headers: upstream.headers,
       body: upstream.body,
-      signal: upstream.signal,
+      // undici takes any object with `addEventListener` and `removeEventListener` as a signal.
+      signal: upstream.signal as AbortSignal | undefined,
       dispatcher: agent,
     });
     const headers: Record<string, string> = {};
