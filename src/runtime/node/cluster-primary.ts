@@ -23,6 +23,9 @@ export interface PrimaryIo {
   hangups: Pick<NodeJS.EventEmitter, "on">;
 }
 
+/** What the primary uses of `node:cluster`; a test gives a fake. */
+export type PrimaryCluster = Pick<typeof cluster, "fork" | "on">;
+
 /**
  * The primary of `PROMPTGATE_WORKERS=N`: forks N gateway processes that share one port (`node:cluster` hands the
  * listening socket to each), and restarts one that dies after it listened, saying so. A worker that ends before it
@@ -30,29 +33,38 @@ export interface PrimaryIo {
  * than restart a configuration that cannot work. SIGTERM and SIGINT are passed to every worker, which drains and
  * commits its records as a single gateway does (a second one cuts the drains short); SIGHUP is passed on as a
  * reload. Resolves with 0 once every worker ended cleanly after a stop, else 1.
+ *
+ * The workers alive are counted here, not read from `cluster.workers`: Node keeps a worker there until its IPC
+ * channel has closed as well, which may come after its `exit` event, and the last `exit` would then find a worker
+ * left and never resolve (the process ended with 13, an unsettled top-level await).
  */
 export function runPrimary(
   count: number,
   environment: Record<string, string | undefined>,
   io: PrimaryIo,
+  workers: PrimaryCluster = cluster,
 ): Promise<ExitCode> {
+  const alive = new Set<Worker>();
   const listened = new Set<Worker>();
   let stopping = false;
   let failed = false;
   let announced = false;
-  const fork = () => cluster.fork(environment);
+  const fork = () => {
+    alive.add(workers.fork(environment));
+  };
   return new Promise((resolve) => {
     const stopAll = (signal: NodeJS.Signals) => {
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+      for (const worker of alive) worker.process.kill(signal);
     };
-    cluster.on("listening", (worker) => {
+    workers.on("listening", (worker) => {
       listened.add(worker);
       if (listened.size === count && !stopping && !announced) {
         announced = true;
         io.stderr(`promptgate runs ${count} worker processes on one port (PROMPTGATE_WORKERS).\n`);
       }
     });
-    cluster.on("exit", (worker, code, signal) => {
+    workers.on("exit", (worker, code, signal) => {
+      alive.delete(worker);
       const how = signal === null ? `code ${code}` : signal;
       if (!stopping && !listened.has(worker)) {
         io.stderr(`promptgate cannot start: worker ${worker.process.pid} ended (${how}) before it listened.\n`);
@@ -67,7 +79,7 @@ export function runPrimary(
       } else if (code !== 0) {
         failed = true;
       }
-      if (Object.keys(cluster.workers ?? {}).length === 0) resolve(failed ? 1 : 0);
+      if (alive.size === 0) resolve(failed ? 1 : 0);
     });
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       io.signals.on(signal, () => {
