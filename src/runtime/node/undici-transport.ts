@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import type { Transport } from "../../deps.js";
 
 /**
@@ -19,13 +19,18 @@ export function undiciTransport(): Transport {
     bodyTimeout: 0,
   });
   return async (upstream) => {
-    const response = await request(upstream.url, {
+    // The Agent's own `request`, given origin and path: undici's top-level `request(url, options)` parses the URL
+    // twice and spreads the options into an object whose hidden class V8 makes anew on every call. The configuration
+    // admits http(s) base URLs only.
+    const url = new URL(upstream.url);
+    const response = await agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: upstream.method as "GET",
       headers: upstream.headers,
       body: upstream.body,
       // undici takes any object with `addEventListener` and `removeEventListener` as a signal.
       signal: upstream.signal as AbortSignal | undefined,
-      dispatcher: agent,
     });
     const headers: Record<string, string> = {};
     const given = response.headers;
