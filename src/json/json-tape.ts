@@ -971,6 +971,49 @@ export function memberValue(tape: Tape, object: number, name: string): unknown {
   return token < 0 ? undefined : tapeValue(tape, token);
 }
 
+/** Where a lazy object's members are read from: a member no spread, `Object.keys` or `JSON.stringify` sees. */
+const lazySource = Symbol("lazy source");
+
+interface LazySource {
+  tape: Tape;
+  object: number;
+}
+
+/**
+ * Member accessors by name, shared by every lazy object: an accessor property whose functions are the same as the
+ * last object's keeps V8's hidden class and its cached transitions, where new functions per object would turn each
+ * object into a dictionary (about 5 µs for a call's four members). Names past `sharedNameLength` characters, and
+ * any once `sharedNames` are kept, get accessors of their own, as every name did before.
+ */
+const memberAccessors = new Map<string, PropertyDescriptor>();
+const sharedNames = 1_024;
+const sharedNameLength = 64;
+
+/** Replaces a lazy member by its value: a data member, as `JSON.parse` makes. */
+function settle(object: object, name: string, value: unknown): void {
+  Object.defineProperty(object, name, { value, writable: true, enumerable: true, configurable: true });
+}
+
+function memberAccessor(name: string): PropertyDescriptor {
+  const shared = memberAccessors.get(name);
+  if (shared !== undefined) return shared;
+  const accessor: PropertyDescriptor = {
+    configurable: true,
+    enumerable: true,
+    get(this: { [lazySource]: LazySource }) {
+      const { tape, object } = this[lazySource];
+      const parsed = memberValue(tape, object, name);
+      settle(this, name, parsed);
+      return parsed;
+    },
+    set(this: object, replaced: unknown) {
+      settle(this, name, replaced);
+    },
+  };
+  if (memberAccessors.size < sharedNames && name.length <= sharedNameLength) memberAccessors.set(name, accessor);
+  return accessor;
+}
+
 /**
  * The top-level object of a tape as a parsed object whose members are parsed one by one, each when
  * first read: reading `body.stream` parses that member alone, spreading or serializing the object
@@ -978,22 +1021,11 @@ export function memberValue(tape: Tape, object: number, name: string): unknown {
  */
 export function lazyObject(tape: Tape, object = 0): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
+  Object.defineProperty(fields, lazySource, { value: { tape, object } satisfies LazySource });
   const end = tape.next[object] as number;
   for (let key = object + 1; key < end; key = tape.next[key + 1] as number) {
     const name = keyOf(tape, key);
-    const value = key + 1;
-    Object.defineProperty(fields, name, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const parsed = tapeValue(tape, value);
-        Object.defineProperty(fields, name, { value: parsed, writable: true, enumerable: true, configurable: true });
-        return parsed;
-      },
-      set(replaced: unknown) {
-        Object.defineProperty(fields, name, { value: replaced, writable: true, enumerable: true, configurable: true });
-      },
-    });
+    Object.defineProperty(fields, name, memberAccessor(name));
   }
   return fields;
 }

@@ -286,6 +286,25 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     expect({ ...lazy }).toStrictEqual({ ...reference });
   });
 
+  it("reads each lazy object from its own tape, though members of one name share their accessors", () => {
+    const long = "k".repeat(100);
+    const tapeOf = (value: unknown) => scanJson(encoder.encode(JSON.stringify(value)), maxNestingDepth) as Tape;
+    const bodies = Array.from({ length: 5 }, (_, index) => ({ model: `m${index}`, n: [index], [long]: index }));
+    const lazies = bodies.map((body) => lazyObject(tapeOf(body)));
+    // Read in another order than made, one of them written before it was read.
+    (lazies[3] as Record<string, unknown>).model = "set";
+    for (const index of [4, 0, 3, 2, 1]) {
+      const lazy = lazies[index] as Record<string, unknown>;
+      const expected = { ...bodies[index], ...(index === 3 ? { model: "set" } : {}) };
+      expect(lazy.model).toBe(expected.model);
+      expect(lazy).toStrictEqual(expected);
+      expect(JSON.stringify(lazy)).toBe(JSON.stringify(expected));
+    }
+    // A member of an object nested in the tape, made lazy on its own.
+    const nested = tapeOf({ outer: { model: "inner" }, model: "top" });
+    expect(lazyObject(nested, memberToken(nested, 0, "outer"))).toStrictEqual({ model: "inner" });
+  });
+
   it("parses a recurring schema once: the same bytes give the same object, other bytes their own", () => {
     const schema = { type: "object", properties: { a: { type: "string", description: "x".repeat(200) } } };
     const read = (value: unknown) => {
