@@ -983,7 +983,7 @@ interface LazySource {
  * Member accessors by name, shared by every lazy object: an accessor property whose functions are the same as the
  * last object's keeps V8's hidden class and its cached transitions, where new functions per object would turn each
  * object into a dictionary (about 5 µs for a call's four members). Names past `sharedNameLength` characters, and
- * any once `sharedNames` are kept, get accessors of their own, as every name did before.
+ * any once `sharedNames` are kept, get accessors of their own: read the same, in an object that is a dictionary.
  */
 const memberAccessors = new Map<string, PropertyDescriptor>();
 const sharedNames = 1_024;

@@ -85,8 +85,8 @@ export function parseCall(
 }
 
 /**
- * A parsed call as a class, not an object literal with a getter: V8 gives each such literal a dictionary map of its
- * own, one more hidden class made per call (seen with `--log-maps`).
+ * A parsed call as a class, not an object literal with a getter: V8 turned each such literal into a dictionary on
+ * every call (seen with `--log-maps`), where a class keeps one hidden class for all.
  */
 class ReadCall implements ParsedCall {
   readonly bytes: Uint8Array<ArrayBuffer>;

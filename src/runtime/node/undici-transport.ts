@@ -19,9 +19,9 @@ export function undiciTransport(): Transport {
     bodyTimeout: 0,
   });
   return async (upstream) => {
-    // The Agent's own `request`, given origin and path: undici's top-level `request(url, options)` parses the URL
-    // twice and spreads the options into an object whose hidden class V8 makes anew on every call. The configuration
-    // admits http(s) base URLs only.
+    // The Agent's own `request`, given origin and path: undici's top-level `request(url, options)` spreads the
+    // options into an object whose hidden class V8 makes anew on every call. The configuration admits http(s) base
+    // URLs only, as undici's own check would.
     const url = new URL(upstream.url);
     const response = await agent.request({
       origin: url.origin,
