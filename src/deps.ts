@@ -61,6 +61,11 @@ export interface Deps {
    * line a minute at most, so a flood cannot fill the disk). Must not throw. Absent: no log.
    */
   log?: (entry: LogEntry) => void;
+  /**
+   * Runs what a call's answer need not wait for (its log line, its metrics) once the answer is on its way (Node: after
+   * the answers of this turn of the event loop are written). Absent: at once, before the answer.
+   */
+  afterAnswer?: (work: () => void) => void;
   /** A fresh `ref_…` id per call; injected so tests can fix it. */
   newRef: () => string;
   /** The current time; injected so tests can fix it. */

@@ -7,7 +7,7 @@ import { logInternalError, writeLog } from "./write-log.js";
 /**
  * Ends a call: appends its record and writes its one log line, timed from the record's arrival
  * time. Resolves once the record is kept, so that a client never holds an answer whose record a
- * crash right after could lose.
+ * crash right after could lose; the log line and the metrics are handed to `afterAnswer`.
  */
 export async function completeCall(deps: Deps, record: CallRecord): Promise<void> {
   const kept = deps.recordCall(record);
@@ -15,8 +15,14 @@ export async function completeCall(deps: Deps, record: CallRecord): Promise<void
   if (deps.log !== undefined || deps.metrics !== undefined) {
     const elapsed = deps.now().getTime() - Date.parse(record.time);
     const duration = Number.isFinite(elapsed) ? elapsed : 0;
-    if (deps.log !== undefined) writeLog(deps, callLogLine(record, duration));
-    observe(deps, record, duration);
+    // The line is taken now: what it shows is the call as it ended.
+    const line = deps.log === undefined ? undefined : callLogLine(record, duration);
+    const account = () => {
+      if (line !== undefined) writeLog(deps, line);
+      observe(deps, record, duration);
+    };
+    if (deps.afterAnswer === undefined) account();
+    else deps.afterAnswer(account);
   }
   await kept;
   await counted;

@@ -164,6 +164,8 @@ describe("an internal error", () => {
     expect(String(lines[0]?.stack)).toMatch(/^TypeError: freeze failed for Bearer \[redacted\]/);
     expect(String(lines[0]?.stack)).toMatch(/\n\s+at /);
     expect(String(lines[0]?.stack)).not.toContain("case text the client sent");
+    // The call's own line is written once its answer is on its way: after this turn of the event loop.
+    await new Promise(setImmediate);
     expect(JSON.stringify(gateway.logs)).not.toContain(clientKey);
     // The call's own line still says what the client got.
     expect(gateway.logs.find((line) => line.msg === "call" && line.ref === ref)).toMatchObject({
@@ -222,6 +224,8 @@ describe("a throw at the end of a stream", () => {
     });
     expect(record?.error).toBeUndefined();
     expect(internalErrorLines(gateway, ref)).toHaveLength(1);
+    // The call's own line is written once its answer is on its way: after this turn of the event loop.
+    await new Promise(setImmediate);
     expect(gateway.logs.filter((line) => line.msg === "call" && line.ref === ref)).toHaveLength(1);
     expect(deadlines).toHaveLength(1);
     expect(deadlines[0]?.cleared).toBe(true);

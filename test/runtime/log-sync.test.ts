@@ -7,10 +7,11 @@ import { runNode, tsxLoader } from "../support/node-run.js";
 // killed outright loses the lines of the turn it was in. The process's loggers (the start-up line's, the calls', the
 // policy reload's) share one stdout, so they never reorder lines.
 
-async function loggedThen(end: string, lines: number) {
+async function loggedThen(end: string, lines: number, via = "log") {
   const run = await runNode(["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")], {
     LINES: String(lines),
     END: end,
+    VIA: via,
   });
   const numbers = run.stdout
     .split("\n")
@@ -39,6 +40,15 @@ describe("the Node log on stdout", { timeout: 60_000 }, () => {
     expect(code).toBe(1);
     expect(stderr).toContain("the fixture's uncaught exception");
     expect(numbers).toEqual(inOrder(200));
+  });
+
+  it("writes the lines handed to afterAnswer (a call's line) when the process exits or throws in the same turn", async () => {
+    for (const end of ["exit", "throw"]) {
+      const { stderr, numbers } = await loggedThen(end, 200, "after-answer");
+      expect(numbers, stderr).toEqual(inOrder(200));
+    }
+    const killed = await loggedThen("kill", 200, "after-answer");
+    expect(killed.numbers, killed.stderr).toEqual(inOrder(200));
   });
 
   it("writes a long turn's lines in writes of up to 4 KiB: a kill in that turn loses at most 4 KiB of them", async () => {

@@ -3,6 +3,7 @@ import { prettyFactory } from "pino-pretty";
 import type { Config } from "../../config.js";
 import { withoutCredentialFields } from "../../record/credential-fields.js";
 import { type LogEntry, logLines } from "../../record/log-entry.js";
+import { atTurnEnd } from "./turn-end.js";
 
 /** What decides how the Node log writes: `PROMPTGATE_LOG` and `PROMPTGATE_LOG_FORMAT`. */
 export type LogSettings = Pick<Config, "logLevel" | "logFormat">;
@@ -49,7 +50,8 @@ let processStdout: DestinationStream | undefined;
  * The process's stdout, shared by all its loggers so that their lines stay in the order logged. The lines of one turn
  * of the event loop are written together at its end, in writes of whole lines up to 4 KiB, synchronously from the
  * event loop's own thread: under load, several calls end in one turn, and a write to a pipe costs far more than the
- * line. What waits is written when the process exits, through an uncaught exception too; only a process killed
+ * line. The turn's end is `atTurnEnd`'s, so that the lines of the work handed to it (a call's line) are written in the
+ * same pass. What waits is written when the process exits, through an uncaught exception too; only a process killed
  * outright (SIGKILL, an abort) loses the lines of the turn it was in, at most 4 KiB. Not libuv's thread pool (pino's
  * default): its hand-off and wake-up cost more CPU than the write.
  */
@@ -81,7 +83,7 @@ function stdoutLines(): DestinationStream {
       if (waitingBytes >= atomicWriteBytes) flush();
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(endOfTurn);
+        atTurnEnd(endOfTurn);
       }
     },
   };

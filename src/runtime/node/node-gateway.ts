@@ -36,6 +36,7 @@ import { workerSchemaCompiler } from "./schema-compiler.js";
 import { serverDrain } from "./server-drain.js";
 import { defaultMaxConnections, openFileLimit, serverOptions } from "./server-limits.js";
 import { startUpRefusal } from "./start-up-refusals.js";
+import { atTurnEnd } from "./turn-end.js";
 import { undiciTransport } from "./undici-transport.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -155,6 +156,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     store,
     recordCall: (record) => work.track(store.appendCall(record).catch((error) => unstored(record.ref, error))),
     log,
+    afterAnswer: atTurnEnd,
     newRef,
     now: () => new Date(),
     // A shutdown waits for every job's end: it aborts the running ones first (see `shutdown`).
