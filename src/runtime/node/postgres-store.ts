@@ -3,6 +3,7 @@ import pg from "pg";
 import type { CallRecord } from "../../record/call-record.js";
 import { type SqlDialect, type SqlExecutor, type SqlStatement, sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
+import { atTurnEnd } from "./turn-end.js";
 
 const migrationsFolder = new URL("../../../migrations/postgres/", import.meta.url);
 
@@ -132,7 +133,7 @@ function batchedAppends(
   const flush = async () => {
     // At most 1,000 records a statement: PostgreSQL takes 65,535 parameters, nine a record.
     const batch = queue.splice(0, 1_000);
-    if (queue.length > 0) setImmediate(() => void flush());
+    if (queue.length > 0) atTurnEnd(() => void flush());
     if (batch.length === 1) {
       const [only] = batch as [QueuedRecord];
       await appendOne(only.record).then(only.resolve, only.reject);
@@ -151,7 +152,7 @@ function batchedAppends(
   };
   return (record) =>
     new Promise((resolve, reject) => {
-      if (queue.length === 0) setImmediate(() => void flush());
+      if (queue.length === 0) atTurnEnd(() => void flush());
       queue.push({ record, resolve, reject });
     });
 }

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { type SqlStatement, sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
+import { atTurnEnd } from "./turn-end.js";
 
 const migrationsFolder = new URL("../../../migrations/", import.meta.url);
 
@@ -88,10 +89,10 @@ interface QueuedWrite {
 }
 
 /**
- * Single writes (a call record per call, above all) run together in one transaction per turn of
- * the event loop instead of one commit each, which is most of a write's cost. A caller's promise
- * settles only after the commit that holds its write, so an awaited write is as durable as
- * before; a statement that fails fails alone and the rest of its group commits.
+ * Single writes (a call record per call, above all) run together in one transaction at the end of each turn of the
+ * event loop (`atTurnEnd`) instead of one commit each, which is most of a write's cost. A caller's promise settles
+ * only after the commit that holds its write, so an awaited write is as durable as before; a statement that fails
+ * fails alone and the rest of its group commits.
  */
 export function groupCommit(
   database: Database.Database,
@@ -126,7 +127,7 @@ export function groupCommit(
   return {
     run: (statement) =>
       new Promise((resolve, reject) => {
-        if (queue.length === 0) setImmediate(flush);
+        if (queue.length === 0) atTurnEnd(flush);
         queue.push({ statement, resolve, reject });
       }),
     flush,
