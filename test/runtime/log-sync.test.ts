@@ -7,11 +7,12 @@ import { runNode, tsxLoader } from "../support/node-run.js";
 // killed outright loses the lines of the turn it was in. The process's loggers (the start-up line's, the calls', the
 // policy reload's) share one stdout, so they never reorder lines.
 
-async function loggedThen(end: string, lines: number, via = "log") {
+async function loggedThen(end: string, lines: number, via = "log", throwAt = "") {
   const run = await runNode(["--import", tsxLoader, resolve("test/fixtures/logging/log-then-kill.ts")], {
     LINES: String(lines),
     END: end,
     VIA: via,
+    THROW_AT: throwAt,
   });
   const numbers = run.stdout
     .split("\n")
@@ -42,13 +43,20 @@ describe("the Node log on stdout", { timeout: 60_000 }, () => {
     expect(numbers).toEqual(inOrder(200));
   });
 
-  it("writes the lines handed to afterAnswer (a call's line) when the process exits or throws in the same turn", async () => {
+  it("writes the lines of work handed to atTurnEnd (a call's line) when the process exits or throws in the same turn, or is killed in the next", async () => {
     for (const end of ["exit", "throw"]) {
       const { stderr, numbers } = await loggedThen(end, 200, "after-answer");
       expect(numbers, stderr).toEqual(inOrder(200));
     }
     const killed = await loggedThen("kill", 200, "after-answer");
     expect(killed.numbers, killed.stderr).toEqual(inOrder(200));
+  });
+
+  it("runs the rest of the turn's work when one piece throws, then ends the process with that exception", async () => {
+    const { code, stderr, numbers } = await loggedThen("none", 200, "after-answer", "100");
+    expect(code).toBe(1);
+    expect(stderr).toContain("the fixture's failing work 100");
+    expect(numbers).toEqual(inOrder(200).filter((line) => line !== 100));
   });
 
   it("writes a long turn's lines in writes of up to 4 KiB: a kill in that turn loses at most 4 KiB of them", async () => {

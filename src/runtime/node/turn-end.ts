@@ -9,8 +9,11 @@ function runWaiting(): void {
     for (const work of works) {
       try {
         work();
-      } catch {
-        // Each piece guards itself (a log or a metric that fails must not fail a call); one that does not is dropped.
+      } catch (error) {
+        // The rest still runs; the failure ends the process as an uncaught exception, as it would have on its own.
+        queueMicrotask(() => {
+          throw error;
+        });
       }
     }
   }
