@@ -7,6 +7,7 @@ import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { type AbortNotice, clientNoticeOf } from "./http/abort-notice.js";
 import { browserAccess } from "./http/cors.js";
+import { type BodyReader, bodyReaderOf } from "./http/read-body.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
 import { callSecrets } from "./pipeline/upstream-call.js";
@@ -87,7 +88,11 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
 
   for (const surface of surfaces) {
     const route = (c: Context<Env>) =>
-      routeToSurface(deps, surface, c.req.raw, clientNoticeOf(c.env, c.req.raw), c.var.ref);
+      routeToSurface(deps, surface, c.req.raw, {
+        client: clientNoticeOf(c.env, c.req.raw),
+        body: bodyReaderOf(c.env, c.req.raw),
+        ref: c.var.ref,
+      });
     app.all(`${surface.mount}/*`, route);
     app.all(`/policies/:policyRef${surface.mount}/*`, route);
   }
@@ -110,8 +115,7 @@ function routeToSurface(
   deps: Deps,
   surface: Surface,
   request: Request,
-  client: AbortNotice,
-  ref: string,
+  { client, body, ref }: { client: AbortNotice; body: BodyReader; ref: string },
 ): Promise<Response> {
   let route: SurfaceRoute = { path: "", policyRef: undefined };
   let refusal: GatewayError | undefined;
@@ -126,6 +130,7 @@ function routeToSurface(
     surface,
     request,
     client,
+    body,
     url,
     path: route.path,
     policyRef: route.policyRef,

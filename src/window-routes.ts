@@ -1,9 +1,9 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { Deps } from "./deps.js";
 import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken } from "./http/keys.js";
-import { parseJsonBody, readCappedBody } from "./http/read-body.js";
+import { bodyReaderOf, parseJsonBody } from "./http/read-body.js";
 import { isGatewayKey } from "./pipeline/authorize-call.js";
 import { callLabels } from "./pipeline/call-labels.js";
 import { sourceIndexId } from "./pipeline/call-sources.js";
@@ -37,7 +37,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
 
   // {"value": …, "page_chars": 1600} → {"fragments": [json_fragment, …]}
   window.post("/fragment", async (c) => {
-    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const body = await jsonBodyOf(deps, c);
     if (!isObject(body) || !("value" in body)) {
       throw invalidRequest("The body must be a JSON object with the value to cut into pages under 'value'.", "value");
     }
@@ -54,7 +54,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
 
   // {"schema": {…}} → its compact signature and form example, with their sizes and the schema's.
   window.post("/signature", async (c) => {
-    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const body = await jsonBodyOf(deps, c);
     if (!isObject(body.schema))
       throw invalidRequest('The body must be {"schema": {…}}, a JSON Schema object.', "schema");
     return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.var.ref });
@@ -63,13 +63,13 @@ export function windowRoutes(deps: Deps): Hono<Env> {
   // {"chunks": [{text, source, page?, score}], "limit_chars": 6000, "top_k"?, "max_per_document"?, "similarity"?,
   //  "label"?, "page_label"?} → the block, its selection, its sources and its size.
   window.post("/context", async (c) => {
-    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const body = await jsonBodyOf(deps, c);
     return c.json(buildContext(chunksOf(body.chunks), contextOptionsOf(body)), 200, { "x-promptgate-ref": c.var.ref });
   });
 
   // {"results_bytes": 5200, "log_bytes": 800, "limits"?: {"results_bytes", "log_bytes"}} → {"due": true}: an advice.
   window.post("/checkpoint", async (c) => {
-    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const body = await jsonBodyOf(deps, c);
     const limits = body.limits ?? {};
     if (!isObject(limits)) throw invalidRequest("'limits' must be an object of results_bytes and log_bytes.", "limits");
     const size = (value: unknown, name: string, required: boolean): number | undefined => {
@@ -103,7 +103,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     if (!Number.isInteger(pageChars) || pageChars < 1 || pageChars > maxPageChars) {
       throw invalidRequest(`'page_chars' must be a whole number from 1 to ${maxPageChars}.`, "page_chars");
     }
-    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const body = await jsonBodyOf(deps, c);
     const text = JSON.stringify(body);
     const now = deps.now().getTime();
     const principal = await callerOf(deps, c.req.raw);
@@ -136,7 +136,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     if (!sourceIndexId.test(id)) {
       throw invalidRequest("A source index id is 1 to 64 letters, digits, '_', '.' or '-'.", "id");
     }
-    const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+    const body = await jsonBodyOf(deps, c);
     const sources = sourcesOf(body.sources);
     const now = deps.now().getTime();
     const principal = await callerOf(deps, c.req.raw);
@@ -157,7 +157,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
   window.post("/recall", async (c) => {
     const record = recallRecord(deps, c.req.raw, c.var.ref);
     try {
-      const { body } = parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes));
+      const body = await jsonBodyOf(deps, c);
       const { evidence, page } = recallOf(body);
       record.recall = { evidence, page };
       const principal = await callerOf(deps, c.req.raw);
@@ -330,4 +330,9 @@ function contextOptionsOf(body: JsonObject): ContextOptions {
     options[key] = value;
   }
   return options;
+}
+
+/** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */
+async function jsonBodyOf(deps: Deps, c: Context<Env>): Promise<JsonObject> {
+  return parseJsonBody(await bodyReaderOf(c.env, c.req.raw)(deps.config.maxBodyBytes)).body;
 }

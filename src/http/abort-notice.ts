@@ -1,3 +1,5 @@
+import { givenByRuntime } from "./runtime-env.js";
+
 /**
  * What the pipeline needs of an abort signal: whether it aborted, why, and listeners for when it does. A standard
  * `AbortSignal` is one (a client's on Workers, an answer job's); so is `CallNotice`, which a call makes instead on
@@ -60,7 +62,5 @@ export const clientNoticeKey: unique symbol = Symbol("promptgate.clientNotice");
 
 /** The notice of a request's client leaving: the runtime's (see `clientNoticeKey`), else the Request's signal. */
 export function clientNoticeOf(env: unknown, request: Request): AbortNotice {
-  const given =
-    typeof env === "object" && env !== null ? (env as { [clientNoticeKey]?: AbortNotice })[clientNoticeKey] : undefined;
-  return given ?? request.signal;
+  return givenByRuntime<AbortNotice>(env, clientNoticeKey) ?? request.signal;
 }

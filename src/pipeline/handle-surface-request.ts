@@ -2,7 +2,7 @@ import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AbortNotice } from "../http/abort-notice.js";
-import { readCappedBody } from "../http/read-body.js";
+import { type BodyReader, readCappedBody } from "../http/read-body.js";
 import { deadlineSecondsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { Surface } from "../surfaces/surface.js";
@@ -41,6 +41,8 @@ export interface SurfaceRequest {
   request: Request;
   /** Aborts when the client goes away: the runtime's notice, else the request's signal (see `clientNoticeOf`). */
   client: AbortNotice;
+  /** Reads the request's body: the runtime's reader, else the request's own (see `bodyReaderOf`). */
+  body: BodyReader;
   /** The request's URL, parsed once. */
   url: URL;
   /** The route path below the surface's mount, e.g. `/chat/completions`. */
@@ -141,7 +143,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
         }
         await ownStoredResponse(deps, input, id);
       }
-      const body = bodyless.has(request.method) ? undefined : await readCappedBody(request, deps.config.maxBodyBytes);
+      const body = bodyless.has(request.method) ? undefined : await input.body(deps.config.maxBodyBytes);
       const response = await sendUpstream(deps, call, path, body);
       record.decision = "sent";
       record.upstream_status = response.status;
@@ -155,6 +157,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
         surface,
         request: again,
         client: again.signal,
+        body: (limit) => readCappedBody(again, limit),
         url: new URL(again.url),
         path,
         policyRef: input.policyRef,

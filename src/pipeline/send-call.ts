@@ -2,7 +2,6 @@ import { upstreamOf } from "../config.js";
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
-import { readCappedBody } from "../http/read-body.js";
 import type { LogicalCall } from "../logical-call.js";
 import { jobLimitsOf, type PolicyVersion } from "../policy/policy.js";
 import type { CallAttempt, CallRecord } from "../record/call-record.js";
@@ -76,7 +75,7 @@ type Outcome =
 export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> {
   const { deps, input, endpoint, policy, recorder } = measured;
   const { record } = recorder;
-  const clientBytes = await readCappedBody(input.request, deps.config.maxBodyBytes);
+  const clientBytes = await input.body(deps.config.maxBodyBytes);
   let parsed: ParsedCall;
   let schema: unknown;
   let entry: ModelEntry | undefined;

@@ -23,7 +23,7 @@ import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
 import { surfaceNames } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger, nodeLogger } from "./call-logger.js";
-import { withClientNotice } from "./client-notice.js";
+import { clientEnv } from "./client-env.js";
 import { warnAboutConnections } from "./connection-warnings.js";
 import { listen } from "./listen.js";
 import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
@@ -237,7 +237,7 @@ export async function startNodeGateway(
     hostname: config.host,
     serverOptions: serverOptions(config.server),
     fetch: (request, env) => {
-      const answer = app.fetch(request, withClientNotice(env as HttpBindings));
+      const answer = app.fetch(request, clientEnv(request, env as HttpBindings));
       return answer instanceof Promise ? work.track(answer) : answer;
     },
   }) as Server;
