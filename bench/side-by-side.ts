@@ -8,8 +8,9 @@
  *
  * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every process gets the Node options of `npm
  * start` first (`gatewayNodeOptions`); a variant's own come after them and win (`--memory-reducer` undoes
- * `--no-memory-reducer`). Every round loads each target in turn
- * (reversed on every other round); the first variant is the reference. On a shared virtual machine the speed of
+ * `--no-memory-reducer`). Every round loads each target in turn, in an order that changes from round to round (see
+ * `roundOrder`; give a multiple of twice the number of targets as rounds for a balanced run); the first variant is
+ * the reference. On a shared virtual machine the speed of
  * the whole machine drifts by tens of per cent within minutes, so the ratios that count are taken within a round
  * (a variant against the reference of the same round) and their median reported, not medians of whole runs.
  * `--pause P` leaves every process idle for P seconds before each round, as traffic with pauses does (and as
@@ -97,7 +98,7 @@ try {
   const samples = new Map<string, LoadSample[]>(targets.map((target) => [target.label, []]));
   for (let round = 0; round < rounds; round++) {
     if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause * 1000));
-    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
+    for (const target of roundOrder(targets, round)) {
       const sample = await runLoad(target, body, connections, { seconds }, upstream.process.pid);
       if (sample.failed > 0) throw new Error(`${target.label}: ${sample.failed} requests failed.`);
       samples.get(target.label)?.push(sample);
@@ -106,6 +107,20 @@ try {
   console.log(report(samples, variants[0]?.name ?? ""));
 } finally {
   for (const child of processes) await child.stop();
+}
+
+/**
+ * The order of the targets in `round`: rotated by one place a round, and reversed in every other cycle of rotations,
+ * so that over 2 × (targets) rounds every target runs in every place and after every other target equally often
+ * (with the order only reversed every other round, the middle target always ran right after another one, and the
+ * last one twice in a row). An A/A run (one build as both variants, 8 and 12 rounds) gave × 0.977 with that order
+ * and × 0.997 with this one: no bias large enough to show, but none left to suspect.
+ */
+function roundOrder<T>(targets: readonly T[], round: number): T[] {
+  const cycle = Math.floor(round / targets.length);
+  const ordered = cycle % 2 === 0 ? [...targets] : [...targets].reverse();
+  const shift = round % targets.length;
+  return [...ordered.slice(shift), ...ordered.slice(0, shift)];
 }
 
 /** A Markdown table: per target the medians of its rounds, and per variant its ratios to the reference by round. */
@@ -126,11 +141,20 @@ function report(samples: Map<string, LoadSample[]>, reference: string): string {
     );
     return `| ${label} | ${median(runs.map(cpu)).toFixed(3)} | ${median(runs.map((s) => s.requestsPerSecond)).toFixed(0)} | ${toBare.toFixed(3)} | ${median(runs.map((s) => s.p50)).toFixed(2)} | ${median(runs.map((s) => s.p99)).toFixed(2)} | ${rss.toFixed(0)} | ${own || " | "} |`;
   });
+  // The spread behind each median: on a shared machine a single round can be off by tens of per cent.
+  const spread = [...samples.keys()]
+    .filter((label) => label !== "bare proxy" && label !== reference)
+    .map((label) => {
+      const ratios = of(label).map((sample, round) => cpu(sample) / cpu(of(reference)[round] as LoadSample));
+      return `${label}: CPU × ${reference} by round ${ratios.map((ratio) => ratio.toFixed(3)).join(", ")}`;
+    });
   return [
     `${connections} connections, ${rounds} rounds of ${seconds} s${pause > 0 ? `, each after ${pause} s idle` : ""}; ratios by round against ${reference}`,
     "",
     "| target | CPU ms/req | req/s | × bare (by round) | p50 ms | p99 ms | peak RSS MiB | CPU × ref | req/s × ref |",
     "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
+    "",
+    ...spread,
   ].join("\n");
 }
