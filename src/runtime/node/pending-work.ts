@@ -12,21 +12,31 @@ export interface PendingWork {
   settled(): Promise<void>;
 }
 
-/** An empty set of pending work. */
+/**
+ * An empty set of pending work: a count, not a set of promises, so that tracking a call costs an increment and one
+ * `then` (the count is all `settled` needs).
+ */
 export function pendingWork(): PendingWork {
-  const pending = new Set<Promise<unknown>>();
+  let pending = 0;
+  let waiting: (() => void)[] = [];
+  const done = () => {
+    pending -= 1;
+    if (pending > 0) return;
+    const idle = waiting;
+    waiting = [];
+    for (const resolve of idle) resolve();
+  };
   return {
     track(work) {
-      pending.add(work);
-      const done = () => pending.delete(work);
+      pending += 1;
       work.then(done, done);
       return work;
     },
     async settled() {
       do {
-        await Promise.allSettled(pending);
+        if (pending > 0) await new Promise<void>((resolve) => waiting.push(resolve));
         await new Promise((resolve) => setImmediate(resolve));
-      } while (pending.size > 0);
+      } while (pending > 0);
     },
   };
 }
