@@ -23,9 +23,10 @@ export function clientEnv(request: Request, { incoming, outgoing }: HttpBindings
     }
   });
   const body: BodyReader = (limit) => {
-    const declared = request.headers.get("content-length");
+    // The parser's own view of the head: no Headers object is made, and it holds the body to this length.
+    const declared = incoming.headers["content-length"];
     // A chunked body is cut at the limit while it streams in, by the Request's reader.
-    if (declared === null || !/^\d+$/.test(declared)) return readCappedBody(request, limit);
+    if (declared === undefined || !/^\d+$/.test(declared)) return readCappedBody(request, limit);
     if (Number(declared) > limit) return Promise.reject(tooLarge(limit));
     return readDeclaredBody(incoming, notice);
   };
