@@ -296,7 +296,7 @@ export const wholeCallHarness = "  of which: building the Request and reading th
  * The same steps as under load without the network and the HTTP server; the second task is what the harness itself
  * costs (a Request with the body, the Response read), so the difference is the gateway's own CPU per call.
  */
-async function wholeCallTasks(
+export async function wholeCallTasks(
   realistic: Uint8Array,
 ): Promise<Array<{ name: string; task: () => Promise<unknown>; options: TimingOptions }>> {
   const answer = new TextEncoder().encode(JSON.stringify(chatCompletion(JSON.stringify(investigationAnswer(3, 300)))));
@@ -372,34 +372,50 @@ async function afterIdle(name: string, task: () => unknown, runs = 200): Promise
   return figuresOf(name, samples, undefined);
 }
 
+/** A node of V8's sampling heap profile: a function with the bytes allocated in it and below it. */
+export interface AllocationNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: AllocationNode[];
+}
+
 /**
- * The KiB a task allocates per run, objects collected since included: V8's sampling heap profiler over `runs` runs
- * (a sample every 512 bytes on average). Unlike time, this does not move with the machine's load, so it shows a
- * change of a few per cent that the timings of a shared machine cannot.
+ * V8's sampling heap profile of `runs` runs of a task (a sample every `interval` bytes on average), objects
+ * collected since included. Unlike time, allocation does not move with the machine's load, so it shows a change of
+ * a few per cent that the timings of a shared machine cannot.
  */
-async function allocatedPerRun(task: () => Promise<unknown>, runs = 2_000): Promise<number> {
+export async function allocationProfile(
+  task: () => Promise<unknown>,
+  runs: number,
+  interval = 512,
+): Promise<AllocationNode> {
   const session = new Session();
   session.connect();
   try {
     // Both flags are V8's (Node's typings lack them): without them, only what survives would be counted.
     const sampling = {
-      samplingInterval: 512,
+      samplingInterval: interval,
       includeObjectsCollectedByMajorGC: true,
       includeObjectsCollectedByMinorGC: true,
     };
     await session.post("HeapProfiler.startSampling", sampling);
     for (let run = 0; run < runs; run++) await task();
     const { profile } = await session.post("HeapProfiler.stopSampling");
-    let bytes = 0;
-    const pending = [profile.head];
-    for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-      bytes += node.selfSize;
-      pending.push(...node.children);
-    }
-    return bytes / runs / 1024;
+    return profile.head as AllocationNode;
   } finally {
     session.disconnect();
   }
+}
+
+/** The KiB a task allocates per run (see `allocationProfile`). */
+async function allocatedPerRun(task: () => Promise<unknown>, runs = 2_000): Promise<number> {
+  let bytes = 0;
+  const pending = [await allocationProfile(task, runs)];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    bytes += node.selfSize;
+    pending.push(...node.children);
+  }
+  return bytes / runs / 1024;
 }
 
 /** A Markdown table of microbenchmark results. */
