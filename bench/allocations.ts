@@ -30,7 +30,8 @@ async function bySelf(task: () => Promise<unknown>): Promise<{ total: number; fr
   const pending = [await allocationProfile(task, runs, 256)];
   for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
     const kib = node.selfSize / runs / 1024;
-    if (kib > 0) frames.set(frameName(node.callFrame), (frames.get(frameName(node.callFrame)) ?? 0) + kib);
+    const name = frameName(node.callFrame);
+    if (kib > 0) frames.set(name, (frames.get(name) ?? 0) + kib);
     total += kib;
     pending.push(...node.children);
   }

@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AbortNotice } from "../../src/http/abort-notice.js";
@@ -7,6 +7,7 @@ import { clientNoticeKey } from "../../src/http/abort-notice.js";
 import { bodyReaderKey } from "../../src/http/read-body.js";
 import { clientEnv } from "../../src/runtime/node/client-env.js";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { nativeAnswers } from "../support/native-answers.js";
 
 /** Sends `body` with node:http (no fetch, which makes signals of its own) and resolves with the answer's status and text. */
 function post(
@@ -88,8 +89,9 @@ describe("the body reader of a Node request", () => {
   const reads: Promise<Uint8Array>[] = [];
   const notices: AbortNotice[] = [];
 
+  // Lenient as `--insecure-http-parser` makes it: a body both chunked and of a declared length is read as chunked.
   beforeAll(async () => {
-    server = createServer((incoming, outgoing) => {
+    server = createServer({ insecureHTTPParser: true }, (incoming, outgoing) => {
       // The Request is the fallback for a body without a declared length, as @hono/node-server makes it.
       const request = new Request(origin, {
         method: "POST",
@@ -156,6 +158,27 @@ describe("the body reader of a Node request", () => {
     expect(notices[0]?.aborted).toBe(false);
   });
 
+  it("counts a body's bytes however the parser reads it: chunked past its declared length, it is refused at the limit", async () => {
+    limit = 10;
+    const answer = new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(origin).port), "127.0.0.1", () => {
+        const chunk = "x".repeat(1_000);
+        socket.write(
+          "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+        );
+        socket.end(`${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`);
+      });
+      let text = "";
+      socket.on("data", (part: Buffer) => {
+        text += part.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(await answer).toContain("refused: GatewayError");
+    await expect(reads[0]).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
+  });
+
   it("reads a chunked body through the Request, whole under the limit and refused over it", async () => {
     limit = 10;
     expect((await send([Buffer.from("12345"), Buffer.from("67890")])).text).toBe("10");
@@ -177,13 +200,7 @@ describe("the body reader of a Node request", () => {
 
 describe("a call through the Node gateway", () => {
   let harness: GatewayUnderTest;
-  const completion = JSON.stringify({
-    id: "chatcmpl-notice",
-    object: "chat.completion",
-    created: 1,
-    model: "gpt-test",
-    choices: [{ index: 0, message: { role: "assistant", content: "fine" }, finish_reason: "stop" }],
-  });
+  const completion = JSON.stringify(nativeAnswers.chat("fine"));
 
   beforeAll(async () => {
     harness = await startGatewayUnderTest();

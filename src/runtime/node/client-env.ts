@@ -28,7 +28,7 @@ export function clientEnv(request: Request, { incoming, outgoing }: HttpBindings
     // A chunked body is cut at the limit while it streams in, by the Request's reader.
     if (declared === undefined || !/^\d+$/.test(declared)) return readCappedBody(request, limit);
     if (Number(declared) > limit) return Promise.reject(tooLarge(limit));
-    return readDeclaredBody(incoming, notice);
+    return readDeclaredBody(incoming, notice, limit);
   };
   return { incoming, outgoing, [clientNoticeKey]: notice, [bodyReaderKey]: body };
 }
@@ -36,14 +36,27 @@ export function clientEnv(request: Request, { incoming, outgoing }: HttpBindings
 /**
  * The body of `incoming`, whose length the HTTP parser holds to the declared one. A body that came in one chunk is
  * handed over as that chunk's memory (the chunk owns it whole), not copied as `Request.arrayBuffer()` copies it;
- * several are joined once. A client that leaves before its body is whole sets off `notice`, so that the call ends
- * as a cancelled one; its reader is refused with the same AbortError.
+ * several are joined once. The bytes are counted all the same: a lenient parser (`--insecure-http-parser`) reads a
+ * body that is both chunked and of a declared length as chunked, of any length, and one past `limit` is refused.
+ * A client that leaves before its body is whole sets off `notice`, so that the call ends as a cancelled one; its
+ * reader is refused with the same AbortError.
  */
-function readDeclaredBody(incoming: IncomingMessage, notice: CallNotice): Promise<Uint8Array<ArrayBuffer>> {
+function readDeclaredBody(
+  incoming: IncomingMessage,
+  notice: CallNotice,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer>> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    let length = 0;
     const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
+      length += chunk.byteLength;
+      if (length <= limit) chunks.push(chunk);
+      else {
+        stop();
+        chunks.length = 0;
+        reject(tooLarge(limit));
+      }
     };
     const onEnd = () => {
       stop();
