@@ -9,18 +9,9 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { chatRequest, gatewayPath, openaiPath, realisticMessageChars } from "./fixtures.js";
+import { chatRequest, realisticMessageChars } from "./fixtures.js";
 import { runLoad, type Target } from "./load.js";
-import {
-  type BenchProcess,
-  gatewayEnvironment,
-  gatewayNodeOptions,
-  type ProxyFile,
-  promptgateListening,
-  readyLine,
-  startProcess,
-  startProxy,
-} from "./processes.js";
+import { comparedTargets, readyLine, startProcess } from "./processes.js";
 
 const { values } = parseArgs({
   options: {
@@ -89,31 +80,7 @@ function perRequest(collections: readonly Collection[], requests: number) {
 
 const upstream = await startProcess([...tsx, "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
 const upstreamUrl = `http://127.0.0.1:${upstream.port}`;
-/** A process to load, started with `--trace-gc-nvp`: the proxies take the provider's own path, promptgate its policy's. */
-interface GcTarget {
-  key: string;
-  path: string;
-  start: (nodeOptions: string[], onStdout: (chunk: string) => void) => Promise<{ process: BenchProcess; port: number }>;
-}
-const proxy =
-  (file: ProxyFile): GcTarget["start"] =>
-  (nodeOptions, onStdout) =>
-    startProxy(file, upstreamUrl, { cwd: root, nodeOptions, onStdout });
-const targets: GcTarget[] = [
-  { key: "bare proxy", path: openaiPath, start: proxy("bench/bare-proxy.ts") },
-  { key: "Hono proxy", path: openaiPath, start: proxy("bench/hono-proxy.ts") },
-  {
-    key: "promptgate",
-    path: gatewayPath,
-    start: (nodeOptions, onStdout) =>
-      startProcess(
-        [...gatewayNodeOptions, ...nodeOptions, "dist/runtime/node/main.js"],
-        gatewayEnvironment(upstreamUrl),
-        promptgateListening,
-        { cwd: root, onStdout },
-      ),
-  },
-];
+const targets = comparedTargets(upstreamUrl, root);
 const rows: Record<string, unknown>[] = [];
 try {
   for (const { key, path, start } of targets) {

@@ -332,13 +332,19 @@ export async function wholeCallTasks(
       body: realistic.slice(),
     });
   const options = { time: 1_000, iterations: 200, bytes: realistic.byteLength };
+  // Each run ends its turn of the event loop, as a call on a server does: the work the gateway leaves for the turn's
+  // end (the log line written, the metrics observed) is then in the call's figures, not piled up until the timing
+  // loop yields. The harness ends its turn too, so that the difference is the gateway's.
+  const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
   return [
     {
       name: wholeCall,
       task: async () => {
         const response = await app.fetch(request());
         if (response.status !== 200) throw new Error(`The whole call answered ${response.status}.`);
-        return response.arrayBuffer();
+        const read = await response.arrayBuffer();
+        await turnEnd();
+        return read;
       },
       options,
     },
@@ -346,7 +352,11 @@ export async function wholeCallTasks(
       name: wholeCallHarness,
       task: async () => {
         await request().arrayBuffer();
-        return new Response(answer.slice(), { headers: { "content-type": "application/json" } }).arrayBuffer();
+        const read = await new Response(answer.slice(), {
+          headers: { "content-type": "application/json" },
+        }).arrayBuffer();
+        await turnEnd();
+        return read;
       },
       options,
     },

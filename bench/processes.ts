@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
+import { gatewayPath, openaiPath } from "./fixtures.js";
 
 /** A process the bench started and measures from /proc. */
 export interface BenchProcess {
@@ -215,4 +216,40 @@ export function machineCpuSeconds(): { busy: number; steal: number } | undefined
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A process the finding tools (`bench:gc`, `bench:syscalls`) load in turn: the bare proxy and the same proxy on Hono
+ * take the provider's own path, promptgate its policy's. `start` adds Node options after `npm start`'s.
+ */
+export interface ComparedTarget {
+  key: string;
+  path: string;
+  start: (
+    nodeOptions: string[],
+    onStdout?: (chunk: string) => void,
+  ) => Promise<{ process: BenchProcess; port: number }>;
+}
+
+/** The bare proxy, the same proxy on Hono and the compiled promptgate, all in front of `upstream`. */
+export function comparedTargets(upstream: string, cwd: string): ComparedTarget[] {
+  const proxy =
+    (file: ProxyFile): ComparedTarget["start"] =>
+    (nodeOptions, onStdout) =>
+      startProxy(file, upstream, { cwd, nodeOptions, ...(onStdout === undefined ? {} : { onStdout }) });
+  return [
+    { key: "bare proxy", path: openaiPath, start: proxy("bench/bare-proxy.ts") },
+    { key: "Hono proxy", path: openaiPath, start: proxy("bench/hono-proxy.ts") },
+    {
+      key: "promptgate",
+      path: gatewayPath,
+      start: (nodeOptions, onStdout) =>
+        startProcess(
+          [...gatewayNodeOptions, ...nodeOptions, "dist/runtime/node/main.js"],
+          gatewayEnvironment(upstream),
+          promptgateListening,
+          { cwd, ...(onStdout === undefined ? {} : { onStdout }) },
+        ),
+    },
+  ];
 }
