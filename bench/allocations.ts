@@ -7,7 +7,7 @@
  */
 
 import { chatRequest, realisticMessageChars } from "./fixtures.js";
-import { type AllocationNode, allocationProfile, wholeCallTasks } from "./micro.js";
+import { type AllocationNode, allocationNodes, allocationProfile, wholeCallTasks } from "./micro.js";
 
 const runs = Number(process.argv[2] ?? 3_000);
 const shown = Number(process.argv[3] ?? 30);
@@ -27,13 +27,11 @@ async function bySelf(task: () => Promise<unknown>): Promise<{ total: number; fr
   for (let run = 0; run < 2_000; run++) await task();
   const frames = new Map<string, number>();
   let total = 0;
-  const pending = [await allocationProfile(task, runs, 256)];
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+  for (const node of allocationNodes(await allocationProfile(task, runs, 256))) {
     const kib = node.selfSize / runs / 1024;
     const name = frameName(node.callFrame);
     if (kib > 0) frames.set(name, (frames.get(name) ?? 0) + kib);
     total += kib;
-    pending.push(...node.children);
   }
   return { total, frames };
 }

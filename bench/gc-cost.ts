@@ -8,21 +8,11 @@
  * count come from a whole `npm run bench`.
  */
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { chatRequest, realisticMessageChars } from "./fixtures.js";
 import { runLoad, type Target } from "./load.js";
-import { comparedTargets, readyLine, startProcess } from "./processes.js";
+import { comparedTargets, loadOptions, readyLine, startProcess } from "./processes.js";
 
-const { values } = parseArgs({
-  options: {
-    connections: { type: "string", default: "64" },
-    seconds: { type: "string", default: "10" },
-    "warm-up": { type: "string", default: "15" },
-  },
-});
-const connections = Number(values.connections);
-const seconds = Number(values.seconds);
-const warmUp = Number(values["warm-up"]);
+const { connections, seconds, warmUp } = loadOptions({ seconds: 10, warmUp: 15 });
 const root = join(import.meta.dirname, "..");
 const tsx = ["--import", "tsx"];
 const body = Buffer.from(JSON.stringify(chatRequest(realisticMessageChars)));

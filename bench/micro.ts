@@ -417,14 +417,19 @@ export async function allocationProfile(
   }
 }
 
+/** Every node of a sampling heap profile, `head` included, in no particular order. */
+export function* allocationNodes(head: AllocationNode): Generator<AllocationNode> {
+  const pending = [head];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    yield node;
+    pending.push(...node.children);
+  }
+}
+
 /** The KiB a task allocates per run (see `allocationProfile`). */
 async function allocatedPerRun(task: () => Promise<unknown>, runs = 2_000): Promise<number> {
   let bytes = 0;
-  const pending = [await allocationProfile(task, runs)];
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    bytes += node.selfSize;
-    pending.push(...node.children);
-  }
+  for (const node of allocationNodes(await allocationProfile(task, runs))) bytes += node.selfSize;
   return bytes / runs / 1024;
 }
 

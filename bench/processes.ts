@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
+import { parseArgs } from "node:util";
 import { gatewayPath, openaiPath } from "./fixtures.js";
 
 /** A process the bench started and measures from /proc. */
@@ -252,4 +253,24 @@ export function comparedTargets(upstream: string, cwd: string): ComparedTarget[]
         ),
     },
   ];
+}
+
+/** `--connections N --seconds S --warm-up W` of a finding tool, with its own defaults for the last two. */
+export function loadOptions(defaults: { seconds: number; warmUp: number }): {
+  connections: number;
+  seconds: number;
+  warmUp: number;
+} {
+  const { values } = parseArgs({
+    options: {
+      connections: { type: "string", default: "64" },
+      seconds: { type: "string", default: String(defaults.seconds) },
+      "warm-up": { type: "string", default: String(defaults.warmUp) },
+    },
+  });
+  return {
+    connections: Number(values.connections),
+    seconds: Number(values.seconds),
+    warmUp: Number(values["warm-up"]),
+  };
 }

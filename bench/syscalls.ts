@@ -11,21 +11,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { chatRequest, realisticMessageChars } from "./fixtures.js";
 import { runLoad } from "./load.js";
-import { comparedTargets, readyLine, startProcess } from "./processes.js";
+import { comparedTargets, loadOptions, readyLine, startProcess } from "./processes.js";
 
-const { values } = parseArgs({
-  options: {
-    connections: { type: "string", default: "64" },
-    seconds: { type: "string", default: "5" },
-    "warm-up": { type: "string", default: "10" },
-  },
-});
-const connections = Number(values.connections);
-const seconds = Number(values.seconds);
-const warmUp = Number(values["warm-up"]);
+const { connections, seconds, warmUp } = loadOptions({ seconds: 5, warmUp: 10 });
 if (spawnSync("strace", ["-V"]).status !== 0) {
   console.error("bench:syscalls needs strace on the PATH (Debian: apt-get install strace).");
   process.exit(1);
