@@ -1,5 +1,6 @@
 // The per-call costs that do not need a socket: measuring a request, counting code points, projecting the
 // schema for Gemini, validating an answer. `npm run bench:micro` runs these alone; `npm run bench` runs them too.
+import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import { Writable } from "node:stream";
@@ -7,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { createApp } from "../src/app.js";
 import { nestsDeeperThan } from "../src/http/read-body.js";
+import { useUtf8Check } from "../src/json/json-tape.js";
 import { type ParsedCall, parseCall, prepareCall } from "../src/pipeline/prepare-call.js";
 import { loadPolicies } from "../src/policy/load-policies.js";
 import type { PolicyVersion } from "../src/policy/policy.js";
@@ -130,6 +132,8 @@ async function alternating(
 export async function runMicro(log: (result: MicroResult) => void = () => undefined): Promise<MicroResult[]> {
   // Validation as the Node gateway validates (Ajv compiling; bench/validators.ts compares it with the other ways).
   useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
+  // The scanner as the Node gateway runs it: with the body's UTF-8 checked natively.
+  useUtf8Check(isUtf8);
   const policy = await investigationPolicy();
   const endpoint = chatEndpoint();
   const results: MicroResult[] = [];

@@ -58,6 +58,27 @@ const wideFlag = 2;
 /** 1 for a byte that stands for itself in a string: ASCII but a control character, the quote and the backslash. */
 const plainText = new Uint8Array(256);
 for (let byte = 0x20; byte < 0x80; byte++) plainText[byte] = byte === quote || byte === backslash ? 0 : 1;
+/**
+ * The same for a body whose UTF-8 is known to be well-formed (see `useUtf8Check`): every byte past ASCII stands for
+ * itself too, 2 for a continuation byte (0x80-0xBF), which adds no code point, 1 for a lead byte.
+ */
+const plainUtf8 = Uint8Array.from(plainText);
+for (let byte = 0x80; byte < 0x100; byte++) plainUtf8[byte] = byte < 0xc0 ? 2 : 1;
+
+/**
+ * The whole-body UTF-8 check the runtime gives the scanner, if any (Node's `buffer.isUtf8`, which runs at memory
+ * speed): a body it passes is read with text past ASCII four bytes at a time, as ASCII is. Without one (Workers), the
+ * scanner checks each sequence where it meets it.
+ */
+let utf8Check: ((bytes: Uint8Array) => boolean) | undefined;
+
+/**
+ * Gives the scanner a check of a whole body's UTF-8, exactly as strict as a fatal TextDecoder (undefined: none). A
+ * body it refuses goes to the parser, whose decoder then refuses it.
+ */
+export function useUtf8Check(check: ((bytes: Uint8Array) => boolean) | undefined): void {
+  utf8Check = check;
+}
 
 const hexValue = new Int8Array(128).fill(-1);
 for (let digit = 0; digit < 10; digit++) hexValue[0x30 + digit] = digit;
@@ -124,7 +145,7 @@ function tokenColumns(capacity: number, own = false): TapeColumns {
 }
 
 /**
- * The end of the run of plain text bytes (see `plainText`) from `at`, found four bytes at a time from the first
+ * The end of the run of plain text bytes (see `plainText`) from `from`, found four bytes at a time from the first
  * word boundary on, with the classic tests for a byte below a bound; the byte loop finishes the run.
  */
 function plainWords(bytes: Uint8Array, words: Uint32Array, from: number, length: number): number {
@@ -148,6 +169,54 @@ function plainWords(bytes: Uint8Array, words: Uint32Array, from: number, length:
     word++;
   }
   return word << 2;
+}
+
+/** The continuation bytes of the last run `textRun` read. */
+let runContinuations = 0;
+
+/**
+ * The end of the run of text from `from` in a body of checked UTF-8, where every byte past ASCII stands for itself:
+ * four bytes at a time from the first word boundary on, counting the continuation bytes (10xxxxxx), which add no code
+ * point, into `runContinuations`: in each byte's lane of `lanes`, summed every 255 words (a lane holds up to 255).
+ */
+function textRun(bytes: Uint8Array, words: Uint32Array | undefined, from: number, length: number): number {
+  let at = from;
+  let continuations = 0;
+  for (; at < length && (words === undefined || (at & 3) !== 0); at++) {
+    const kind = plainUtf8[bytes[at] as number] as number;
+    if (kind === 0) break;
+    continuations += kind >> 1;
+  }
+  if (words !== undefined && (at & 3) === 0) {
+    let word = at >> 2;
+    const last = words.length;
+    while (word < last) {
+      const until = Math.min(last, word + 255);
+      let lanes = 0;
+      for (; word < until; word++) {
+        const value = words[word] as number;
+        // As in `plainWords`, but a byte past ASCII goes on.
+        const quoteBytes = value ^ 0x22222222;
+        const backslashBytes = value ^ 0x5c5c5c5c;
+        const stop =
+          (((value - 0x20202020) & ~value) |
+            ((quoteBytes - 0x01010101) & ~quoteBytes) |
+            ((backslashBytes - 0x01010101) & ~backslashBytes)) &
+          0x80808080;
+        if (stop !== 0) break;
+        lanes += (value & ~(value << 1) & 0x80808080) >>> 7;
+      }
+      continuations += (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
+      if (word < until) break;
+    }
+    for (at = word << 2; at < length; at++) {
+      const kind = plainUtf8[bytes[at] as number] as number;
+      if (kind === 0) break;
+      continuations += kind >> 1;
+    }
+  }
+  runContinuations = continuations;
+  return at;
 }
 
 /**
@@ -303,6 +372,8 @@ class Scanner {
 
   /** The bytes as 32-bit words, when their offset lets them be read so. */
   readonly words: Uint32Array | undefined;
+  /** Whether the body's UTF-8 is checked already (see `useUtf8Check`). */
+  checkedUtf8 = false;
 
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
@@ -425,6 +496,7 @@ class Scanner {
     let chars = 0;
     let compact = 2;
     let flags = 0;
+    const checkedUtf8 = this.checkedUtf8;
     for (;;) {
       // A run of plain ASCII, the bulk of most text: four bytes at a time where they line up, then byte by byte.
       const run = at;
@@ -469,6 +541,14 @@ class Scanner {
         return false;
       }
       flags |= wideFlag;
+      if (checkedUtf8) {
+        // Text past ASCII in a body of checked UTF-8: read on as a run of its own.
+        const text = at;
+        at = textRun(bytes, words, at, length);
+        chars += at - text - runContinuations;
+        compact += at - text - runContinuations;
+        continue;
+      }
       // The two-byte letters and the common three-byte characters here; the rest in utf8Width.
       const second = (bytes[at + 1] as number) & 0xc0;
       let width: number;
@@ -755,6 +835,10 @@ function decodeString(bytes: Uint8Array, start: number, end: number, flags: numb
 export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined {
   const scanner = new Scanner(bytes);
   scanner.maxDepth = maxDepth;
+  if (utf8Check !== undefined) {
+    if (!utf8Check(bytes)) return undefined;
+    scanner.checkedUtf8 = true;
+  }
   // A byte order mark is dropped, as the decoder of the parsing path drops it.
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) scanner.at = 3;
   scanner.skipSpace();

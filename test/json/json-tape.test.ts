@@ -260,6 +260,23 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     }
   });
 
+  it("counts long runs of text past ASCII, however they mix with ASCII, escapes and the end of a word", () => {
+    // Thousands of words in one run: a checked body's continuation bytes are counted in lanes summed every 255 words.
+    const pieces = ["中文测试", "😀", "é", "—", "a", "ab", "abc", "\\n", "\\u00e9", "\\ud83d\\ude00", " "];
+    let seed = 7;
+    for (const length of [1, 255, 256, 1_021, 1_024, 4_096, 20_000]) {
+      for (const only of [0, 1, 2, 3, -1]) {
+        let text = "";
+        while (text.length < length) {
+          seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+          text += pieces[only >= 0 ? only : seed % pieces.length];
+        }
+        const body = encoder.encode(`{"a":"${text}","b":["${text}x","é${text}"]}`);
+        for (let shift = 0; shift < 4; shift++) agreesWithParser(shifted(body, shift));
+      }
+    }
+  });
+
   it("refuses nesting past the limit, as the parser does, and takes it up to the limit", () => {
     for (const depth of [maxNestingDepth - 1, maxNestingDepth, maxNestingDepth + 1, 100_000]) {
       const text = `${'{"a":['.repeat(depth / 2)}${depth % 2 === 1 ? "{}" : "1"}${"]}".repeat(depth / 2)}`;

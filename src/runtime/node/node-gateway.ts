@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { readdir, readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { createApp, metricsApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
+import { useUtf8Check } from "../../json/json-tape.js";
 import { stopJobs } from "../../pipeline/answer-jobs.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
@@ -114,6 +116,8 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   }
   // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
   useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling(), compiler: workerSchemaCompiler() }));
+  // A body's UTF-8 checked natively (simdutf), so that the scanner reads text past ASCII four bytes at a time.
+  useUtf8Check(isUtf8);
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
   const schemas = await readNamedSchemas(config.schemasDir).catch(refusal.folder("schemas", config.schemasDir));
