@@ -37,7 +37,7 @@ export async function adminRefusal(deps: Deps, request: Request, ref: string): P
 export function adminRoutes(deps: Deps): Hono<Env> {
   const admin = new Hono<Env>();
   admin.use(async function requireAdminKey(c, next) {
-    const refused = await adminRefusal(deps, c.req.raw, c.var.ref);
+    const refused = await adminRefusal(deps, c.req.raw, c.get("ref"));
     if (refused !== undefined) return refused;
     await next();
   });
@@ -47,42 +47,44 @@ export function adminRoutes(deps: Deps): Hono<Env> {
       query = callListingQuery(new URL(c.req.url).searchParams);
     } catch (error) {
       if (!GatewayError.isInstance(error)) throw error;
-      return renderPlainError(error, c.var.ref);
+      return renderPlainError(error, c.get("ref"));
     }
     const page = await deps.store.listCalls(query);
     if (page === undefined) {
       const cursor = query.order === "newest" ? "before" : "after";
       const message = `The query parameter '${cursor}' names no call the gateway holds.`;
-      return renderPlainError(invalidRequest(message, cursor), c.var.ref);
+      return renderPlainError(invalidRequest(message, cursor), c.get("ref"));
     }
     const next = page.more ? (page.calls.at(-1)?.ref ?? null) : null;
-    return c.json({ calls: page.calls, next }, 200, { "x-promptgate-ref": c.var.ref });
+    return c.json({ calls: page.calls, next }, 200, { "x-promptgate-ref": c.get("ref") });
   });
   admin.post("/policies/reload", async (c) => {
     if (new URL(c.req.url).search !== "") {
-      return renderPlainError(invalidRequest("The policy reload takes no query parameters."), c.var.ref);
+      return renderPlainError(invalidRequest("The policy reload takes no query parameters."), c.get("ref"));
     }
-    if (deps.reloadPolicies === undefined) return policyReloadUnavailable(c.var.ref);
+    if (deps.reloadPolicies === undefined) return policyReloadUnavailable(c.get("ref"));
     let outcome: PolicyReload;
     try {
       outcome = await deps.reloadPolicies("POST /promptgate/admin/policies/reload");
     } catch {
-      return policyReloadFailed(c.var.ref);
+      return policyReloadFailed(c.get("ref"));
     }
-    return policyReloadResponse(outcome, c.var.ref);
+    return policyReloadResponse(outcome, c.get("ref"));
   });
   // A case's frozen policy versions and invalid answers, by policy name; the reset of the invalid-answer cap.
-  admin.get("/cases/:case", async (c) => c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.var.ref)));
+  admin.get("/cases/:case", async (c) =>
+    c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.get("ref"))),
+  );
   admin.delete("/cases/:case/invalid-answers", async (c) => {
     await deps.store.resetInvalidAnswers(c.req.param("case"));
-    return c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.var.ref));
+    return c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.get("ref")));
   });
   admin.get("/calls/:ref", async (c) => {
     const call = await deps.store.getCall(c.req.param("ref"));
     if (call === undefined) {
-      return renderPlainError(new GatewayError("NOT_FOUND", 404, "No call has this ref."), c.var.ref);
+      return renderPlainError(new GatewayError("NOT_FOUND", 404, "No call has this ref."), c.get("ref"));
     }
-    return c.json(call, 200, { "x-promptgate-ref": c.var.ref });
+    return c.json(call, 200, { "x-promptgate-ref": c.get("ref") });
   });
   return admin;
 }

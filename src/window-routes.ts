@@ -26,13 +26,16 @@ export function windowRoutes(deps: Deps): Hono<Env> {
   const window = new Hono<Env>();
   window.use(async function requireGatewayKey(c, next) {
     if (!(await isGatewayKey(deps.config, bearerToken(c.req.header("authorization") ?? null)))) {
-      return renderPlainError(new GatewayError("authentication", 401, "A valid gateway key is required."), c.var.ref);
+      return renderPlainError(
+        new GatewayError("authentication", 401, "A valid gateway key is required."),
+        c.get("ref"),
+      );
     }
     await next();
   });
   window.onError((error, c) => {
     if (!GatewayError.isInstance(error)) throw error;
-    return renderPlainError(error, c.var.ref);
+    return renderPlainError(error, c.get("ref"));
   });
 
   // {"value": …, "page_chars": 1600} → {"fragments": [json_fragment, …]}
@@ -49,7 +52,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
       throw invalidRequest(`'page_chars' must be a whole number from 1 to ${maxPageChars}.`, "page_chars");
     }
     const fragments = await fragment(body.value, pageChars === undefined ? {} : { pageChars: pageChars as number });
-    return c.json({ fragments }, 200, { "x-promptgate-ref": c.var.ref });
+    return c.json({ fragments }, 200, { "x-promptgate-ref": c.get("ref") });
   });
 
   // {"schema": {…}} → its compact signature and form example, with their sizes and the schema's.
@@ -57,14 +60,16 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     const body = await jsonBodyOf(deps, c);
     if (!isObject(body.schema))
       throw invalidRequest('The body must be {"schema": {…}}, a JSON Schema object.', "schema");
-    return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.var.ref });
+    return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.get("ref") });
   });
 
   // {"chunks": [{text, source, page?, score}], "limit_chars": 6000, "top_k"?, "max_per_document"?, "similarity"?,
   //  "label"?, "page_label"?} → the block, its selection, its sources and its size.
   window.post("/context", async (c) => {
     const body = await jsonBodyOf(deps, c);
-    return c.json(buildContext(chunksOf(body.chunks), contextOptionsOf(body)), 200, { "x-promptgate-ref": c.var.ref });
+    return c.json(buildContext(chunksOf(body.chunks), contextOptionsOf(body)), 200, {
+      "x-promptgate-ref": c.get("ref"),
+    });
   });
 
   // {"results_bytes": 5200, "log_bytes": 800, "limits"?: {"results_bytes", "log_bytes"}} → {"due": true}: an advice.
@@ -89,7 +94,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
       ...(resultsLimit === undefined ? {} : { resultsBytes: resultsLimit }),
       ...(logLimit === undefined ? {} : { logBytes: logLimit }),
     });
-    return c.json({ due }, 200, { "x-promptgate-ref": c.var.ref });
+    return c.json({ due }, 200, { "x-promptgate-ref": c.get("ref") });
   });
 
   // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.
@@ -127,7 +132,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
       sha256: first?.sha256 ?? "",
       expires_at: new Date(expiresAt).toISOString(),
     };
-    return c.json(kept, 200, { "x-promptgate-ref": c.var.ref });
+    return c.json(kept, 200, { "x-promptgate-ref": c.get("ref") });
   });
 
   // PUT /sources/{id} with {"sources": ["D1", …]} → a source index that calls name with x-promptgate-sources.
@@ -143,19 +148,19 @@ export function windowRoutes(deps: Deps): Hono<Env> {
     const expiresAt = now + evidenceKeptMs;
     await deps.store.putSourceIndex({ principal, id, sources, createdAt: now, expiresAt });
     const kept = { id, sources: sources.length, expires_at: new Date(expiresAt).toISOString() };
-    return c.json(kept, 200, { "x-promptgate-ref": c.var.ref });
+    return c.json(kept, 200, { "x-promptgate-ref": c.get("ref") });
   });
 
   window.delete("/evidence/:id", async (c) => {
     const id = c.req.param("id");
     if (!evidenceId.test(id)) throw invalidRequest("An evidence id is 1 to 64 letters, digits, '_', '.' or '-'.", "id");
     await deps.store.deleteEvidence(await callerOf(deps, c.req.raw), id);
-    return c.body(null, 204, { "x-promptgate-ref": c.var.ref });
+    return c.body(null, 204, { "x-promptgate-ref": c.get("ref") });
   });
 
   // {"kind": "recall", "evidence_refs": ["E000001"], "page": 1} → that one page, recorded with the call.
   window.post("/recall", async (c) => {
-    const record = recallRecord(deps, c.req.raw, c.var.ref);
+    const record = recallRecord(deps, c.req.raw, c.get("ref"));
     try {
       const body = await jsonBodyOf(deps, c);
       const { evidence, page } = recallOf(body);
@@ -181,7 +186,7 @@ export function windowRoutes(deps: Deps): Hono<Env> {
         });
       }
       record.decision = "answered";
-      return c.json(chosen, 200, { "x-promptgate-ref": c.var.ref });
+      return c.json(chosen, 200, { "x-promptgate-ref": c.get("ref") });
     } catch (error) {
       if (GatewayError.isInstance(error)) record.error = error.code;
       throw error;
