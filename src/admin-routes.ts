@@ -5,9 +5,8 @@ import type { Deps } from "./deps.js";
 import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken, keysEqual } from "./http/keys.js";
+import type { RouteEnv } from "./http/route-env.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
-
-type Env = { Variables: { ref: string } };
 
 /**
  * `/promptgate/admin/*`: the call record and the policy reload, behind `PROMPTGATE_ADMIN_KEY` as a bearer key.
@@ -34,8 +33,8 @@ export async function adminRefusal(deps: Deps, request: Request, ref: string): P
   return undefined;
 }
 
-export function adminRoutes(deps: Deps): Hono<Env> {
-  const admin = new Hono<Env>();
+export function adminRoutes(deps: Deps): Hono<RouteEnv> {
+  const admin = new Hono<RouteEnv>();
   admin.use(async function requireAdminKey(c, next) {
     const refused = await adminRefusal(deps, c.req.raw, c.get("ref"));
     if (refused !== undefined) return refused;

@@ -8,6 +8,7 @@ import { renderPlainError } from "./errors/render-plain-error.js";
 import { type AbortNotice, clientNoticeOf } from "./http/abort-notice.js";
 import { browserAccess } from "./http/cors.js";
 import { type BodyReader, bodyReaderOf } from "./http/read-body.js";
+import type { RouteEnv } from "./http/route-env.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
 import { callSecrets } from "./pipeline/upstream-call.js";
@@ -16,12 +17,6 @@ import type { PolicyVersion } from "./policy/policy.js";
 import type { Surface } from "./surfaces/surface.js";
 import { surfaces } from "./surfaces/surfaces.js";
 import { windowRoutes } from "./window-routes.js";
-
-/**
- * The request's ref, read with `c.get("ref")`: Hono's `c.var` builds a new object of every variable on each read
- * (`Object.fromEntries`), 0.7 % of a profile at one connection when the call route read it so.
- */
-type Env = { Variables: { ref: string } };
 
 /** What a runtime tells the app besides `deps`. */
 export interface AppOptions {
@@ -35,8 +30,8 @@ export interface AppOptions {
 const selfTestTimeoutMs = 60_000;
 
 /** The gateway as a Hono app; it imports nothing of any runtime, which enters through `deps`. */
-export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
-  const app = new Hono<Env>();
+export function createApp(deps: Deps, options: AppOptions = {}): Hono<RouteEnv> {
+  const app = new Hono<RouteEnv>();
 
   app.use(assignRef(deps));
 
@@ -68,7 +63,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   if (options.metricsRoute !== false) app.get("/metrics", metricsHandler(deps));
 
   // The dashboard: a static page holding no data; its script reads the records from the admin API with the admin key.
-  const dashboardHeaders = (c: Context<Env>, type: string) => ({
+  const dashboardHeaders = (c: Context<RouteEnv>, type: string) => ({
     "content-type": type,
     "content-security-policy":
       "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
@@ -91,7 +86,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<Env> {
   app.route("/promptgate/window", windowRoutes(deps));
 
   for (const surface of surfaces) {
-    const route = (c: Context<Env>) =>
+    const route = (c: Context<RouteEnv>) =>
       routeToSurface(deps, surface, c.req.raw, {
         client: clientNoticeOf(c.env, c.req.raw),
         body: bodyReaderOf(c.env, c.req.raw),
@@ -163,7 +158,7 @@ function describePolicy(deps: Deps, version: PolicyVersion) {
  * the runtime keeps none (Workers), no such route.
  */
 function metricsHandler(deps: Deps) {
-  return async (c: Context<Env>) => {
+  return async (c: Context<RouteEnv>) => {
     const metrics = deps.metrics;
     if (metrics === undefined) {
       return renderPlainError(new GatewayError("NOT_FOUND", 404, "There is no such route."), c.get("ref"));
@@ -178,7 +173,7 @@ function metricsHandler(deps: Deps) {
 }
 
 /** Gives every request its `ref` before anything else runs. */
-function assignRef(deps: Deps): MiddlewareHandler<Env> {
+function assignRef(deps: Deps): MiddlewareHandler<RouteEnv> {
   return async function assignRef(c, next) {
     c.set("ref", deps.newRef());
     await next();
@@ -186,8 +181,8 @@ function assignRef(deps: Deps): MiddlewareHandler<Env> {
 }
 
 /** `/metrics` alone, for a port of its own (`PROMPTGATE_METRICS_PORT`). */
-export function metricsApp(deps: Deps): Hono<Env> {
-  const app = new Hono<Env>();
+export function metricsApp(deps: Deps): Hono<RouteEnv> {
+  const app = new Hono<RouteEnv>();
   app.use(assignRef(deps));
   app.get("/metrics", metricsHandler(deps));
   return app;

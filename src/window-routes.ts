@@ -4,6 +4,7 @@ import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken } from "./http/keys.js";
 import { bodyReaderOf, parseJsonBody } from "./http/read-body.js";
+import type { RouteEnv } from "./http/route-env.js";
 import { isGatewayKey } from "./pipeline/authorize-call.js";
 import { callLabels } from "./pipeline/call-labels.js";
 import { sourceIndexId } from "./pipeline/call-sources.js";
@@ -16,14 +17,12 @@ import { buildContext, type Chunk, type ContextOptions } from "./window/context-
 import { checkpointDue, defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
 import { describeSchema } from "./window/signature.js";
 
-type Env = { Variables: { ref: string } };
-
 /**
  * `/promptgate/window/*`: the window toolkit over HTTP, for controllers in any language (JSON in, JSON out, errors in
  * promptgate's plain shape). With gateway keys configured, a request presents one as a bearer key, as on the APIs.
  */
-export function windowRoutes(deps: Deps): Hono<Env> {
-  const window = new Hono<Env>();
+export function windowRoutes(deps: Deps): Hono<RouteEnv> {
+  const window = new Hono<RouteEnv>();
   window.use(async function requireGatewayKey(c, next) {
     if (!(await isGatewayKey(deps.config, bearerToken(c.req.header("authorization") ?? null)))) {
       return renderPlainError(
@@ -338,6 +337,6 @@ function contextOptionsOf(body: JsonObject): ContextOptions {
 }
 
 /** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */
-async function jsonBodyOf(deps: Deps, c: Context<Env>): Promise<JsonObject> {
+async function jsonBodyOf(deps: Deps, c: Context<RouteEnv>): Promise<JsonObject> {
   return parseJsonBody(await bodyReaderOf(c.env, c.req.raw)(deps.config.maxBodyBytes)).body;
 }
