@@ -172,11 +172,14 @@ function metricsHandler(deps: Deps) {
   };
 }
 
-/** Gives every request its `ref` before anything else runs. */
+/**
+ * Gives every request its `ref` before anything else runs. Not an async function: it hands back the rest of the
+ * chain's promise, so that a call waiting for its provider holds no suspended frame of it.
+ */
 function assignRef(deps: Deps): MiddlewareHandler<RouteEnv> {
-  return async function assignRef(c, next) {
+  return function assignRef(c, next) {
     c.set("ref", deps.newRef());
-    await next();
+    return next();
   };
 }
 
