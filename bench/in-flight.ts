@@ -7,25 +7,28 @@
  * move with the machine's load. An upper bound: objects the process made between the snapshots for other reasons
  * (a module loaded, a connection opened) count too.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
 import { chatCompletion, chatRequest, gatewayPath, investigationAnswer, realisticMessageChars } from "./fixtures.js";
 import { gatewayEnvironment, gatewayNodeOptions, promptgateListening, startProcess } from "./processes.js";
 
-function option(name: string, fallback: number): number {
-  const at = process.argv.indexOf(name);
-  const value = at === -1 ? fallback : Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number above 0.`);
+const { values } = parseArgs({
+  options: { calls: { type: "string", default: "64" }, "warm-up": { type: "string", default: "5000" } },
+});
+function count(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number above 0.`);
   return value;
 }
-const held = option("--calls", 64);
-const warmUp = option("--warm-up", 5_000);
+const held = count("calls", values.calls);
+const warmUp = count("warm-up", values["warm-up"]);
 const root = join(import.meta.dirname, "..");
 
-// The upstream: answers at once, or, while `holding`, keeps each answer until `release`.
+// The upstream: answers at once, or, while `holding`, keeps each answer in `waiting` until the snapshot is taken.
 const answer = Buffer.from(JSON.stringify(chatCompletion(JSON.stringify(investigationAnswer(3, 300)))));
 const answerHeaders = { "content-type": "application/json", "content-length": String(answer.byteLength) };
 const waiting: ServerResponse[] = [];
@@ -75,7 +78,7 @@ async function snapshot(): Promise<string> {
     const file = readdirSync(snapshots).find((name) => name.endsWith(".heapsnapshot") && !before.has(name));
     if (file === undefined) continue;
     const path = join(snapshots, file);
-    const now = readFileSync(path).byteLength;
+    const now = statSync(path).size;
     // V8 writes the snapshot as JSON and ends it with its strings' closing bracket.
     if (now === size && now > 0 && readFileSync(path, "utf8").trimEnd().endsWith("]}")) return path;
     size = now;
