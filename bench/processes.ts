@@ -65,19 +65,25 @@ export const promptgateListening: ReadyMatcher = (stdout) => {
 
 /**
  * Starts `node …args` and resolves with the process and its port once `ready` finds the port in its stdout,
- * or, when `ready` is a port number, once that port accepts connections.
+ * or, when `ready` is a port number, once that port accepts connections. With `wrapper` (a command and its
+ * arguments, e.g. valgrind's), node runs under it.
  */
 export function startProcess(
   args: readonly string[],
   environment: Record<string, string>,
   ready: ReadyMatcher | number,
-  options: { cwd?: string; timeoutMs?: number; onStdout?: (chunk: string) => void } = {},
+  options: { cwd?: string; timeoutMs?: number; onStdout?: (chunk: string) => void; wrapper?: readonly string[] } = {},
 ): Promise<{ process: BenchProcess; port: number }> {
-  const child = spawn(process.execPath, args, {
-    cwd: options.cwd,
-    env: { ...process.env, ...environment },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const [command, ...wrapperArgs] = options.wrapper ?? [process.execPath];
+  const child = spawn(
+    command ?? process.execPath,
+    options.wrapper === undefined ? args : [...wrapperArgs, process.execPath, ...args],
+    {
+      cwd: options.cwd,
+      env: { ...process.env, ...environment },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -137,10 +143,17 @@ export type ProxyFile = "bench/bare-proxy.ts" | "bench/hono-proxy.ts";
 export function startProxy(
   file: ProxyFile,
   upstream: string,
-  options: { cwd: string; nodeOptions?: readonly string[]; onStdout?: (chunk: string) => void },
+  options: {
+    cwd: string;
+    nodeOptions?: readonly string[];
+    onStdout?: (chunk: string) => void;
+    wrapper?: readonly string[];
+    timeoutMs?: number;
+  },
 ): Promise<{ process: BenchProcess; port: number }> {
-  const args = [...gatewayNodeOptions, ...(options.nodeOptions ?? []), "--import", "tsx", file];
-  return startProcess(args, { BENCH_UPSTREAM: upstream }, readyLine, { cwd: options.cwd, onStdout: options.onStdout });
+  const { nodeOptions = [], ...rest } = options;
+  const args = [...gatewayNodeOptions, ...nodeOptions, "--import", "tsx", file];
+  return startProcess(args, { BENCH_UPSTREAM: upstream }, readyLine, rest);
 }
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */
