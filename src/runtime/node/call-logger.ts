@@ -19,16 +19,12 @@ export type LogSettings = Pick<Config, "logLevel" | "logFormat">;
 export function nodeLogger(settings: LogSettings, destination?: DestinationStream): Logger {
   const options = {
     level: settings.logLevel,
-    base,
+    base: { service: "promptgate" },
     timestamp: isoTime,
     formatters: { level: (label: string) => ({ level: label }), log: withoutCredentialFields },
   };
   const target = destination ?? stdoutLines();
-  if (!pretty(settings, destination)) {
-    const logger = pino(options, target);
-    jsonTargets.set(logger, target);
-    return logger;
-  }
+  if (!pretty(settings, destination)) return pino(options, target);
   const terminal = destination === undefined ? process.stdout.isTTY === true : isTerminal(destination);
   // Formatted in the same turn as the line is logged, and written as `stdoutLines` writes.
   const prettify = prettyFactory({
@@ -128,33 +124,8 @@ function isTerminal(destination: DestinationStream): boolean {
  */
 export function callLogger(logger: Logger): (entry: LogEntry) => void {
   const linesOf = logLines();
-  const json = jsonTargets.get(logger);
   return (entry) => {
     const written = linesOf(entry, Date.now());
-    if (written === undefined) return;
-    if (json !== undefined && written.message === "call" && logger.isLevelEnabled(written.level)) {
-      json.write(jsonLine(written.level, written.line, written.message));
-    } else {
-      logger[written.level](written.line, written.message);
-    }
+    if (written !== undefined) logger[written.level](written.line, written.message);
   };
-}
-
-/** What every line of the process holds besides its own members, and as JSON text (`"service":"promptgate"`). */
-const base = { service: "promptgate" };
-const baseMembers = JSON.stringify(base).slice(1, -1);
-
-/** Where each JSON logger `nodeLogger` made writes its lines. */
-const jsonTargets = new WeakMap<Logger, DestinationStream>();
-
-/**
- * A line as pino writes it in JSON, with the fields of `nodeLogger` (level, time, service, the line's members, msg),
- * built with one `JSON.stringify` of the line's members instead of pino's member by member. Used for a call's line,
- * the line the gateway writes most: a call with its line at info took about 70 k more user-space instructions than
- * with the log silent, and 56 k with this (BENCHMARKS.md, twenty-first part). A test holds it to pino's output.
- */
-export function jsonLine(level: string, line: object, message: string): string {
-  const members = JSON.stringify(withoutCredentialFields(line));
-  const inner = members.length > 2 ? `,${members.slice(1, -1)}` : "";
-  return `{"level":"${level}"${isoTime()},${baseMembers}${inner},"msg":${JSON.stringify(message)}}\n`;
 }
