@@ -5,10 +5,10 @@
  * process serves W sequential calls, the other W + N, of the realistic call against the fake upstream. The difference
  * of their counts, divided by N, is what a warm call costs in user-space instructions: V8's compiler has done its
  * work during the first W, and start-up and shutdown cancel out. On a shared machine whose speed drifts by tens of
- * per cent within minutes (see side-by-side.ts), this count moves by about a per cent between runs, so a change of a
- * few per cent can be seen in one run. It leaves out what the kernel does (the socket calls, loopback's TCP), which the
- * bare proxy and promptgate share, so its ratio to the bare proxy is larger than a CPU-time ratio. Needs valgrind
- * (Debian: `apt-get install valgrind`); a variant takes about three minutes.
+ * per cent within minutes (see side-by-side.ts), this count moved by up to 3.3 % between four runs of one build (a
+ * cause not pinned down), so a change of 5 % or more can be seen in one run. It leaves out what the kernel does (the
+ * socket calls, loopback's TCP), which the bare proxy and promptgate share, so its ratio to the bare proxy is larger
+ * than a CPU-time ratio. Needs valgrind (Debian: `apt-get install valgrind`); a variant takes about three minutes.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
