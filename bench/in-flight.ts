@@ -14,18 +14,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Agent, request } from "undici";
 import { chatCompletion, chatRequest, gatewayPath, investigationAnswer, realisticMessageChars } from "./fixtures.js";
-import { gatewayEnvironment, gatewayNodeOptions, promptgateListening, startProcess } from "./processes.js";
+import { gatewayEnvironment, gatewayNodeOptions, promptgateListening, startProcess, wholeCount } from "./processes.js";
 
 const { values } = parseArgs({
   options: { calls: { type: "string", default: "64" }, "warm-up": { type: "string", default: "5000" } },
 });
-function count(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number above 0.`);
-  return value;
-}
-const held = count("calls", values.calls);
-const warmUp = count("warm-up", values["warm-up"]);
+const held = wholeCount("calls", values.calls);
+const warmUp = wholeCount("warm-up", values["warm-up"]);
 const root = join(import.meta.dirname, "..");
 
 // The upstream: answers at once, or, while `holding`, keeps each answer in `waiting` until the snapshot is taken.

@@ -24,6 +24,7 @@ import {
   readyLine,
   startProcess,
   startProxy,
+  wholeCount,
 } from "./processes.js";
 
 const usage = "npm run bench:instructions -- [--warm-up W] [--calls N] [--variant NAME=DIR …]";
@@ -34,13 +35,8 @@ const { values } = parseArgs({
     variant: { type: "string", multiple: true, default: [] },
   },
 });
-function count(name: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number above 0. ${usage}`);
-  return value;
-}
-const warmUp = count("warm-up", values["warm-up"]);
-const calls = count("calls", values.calls);
+const warmUp = wholeCount("warm-up", values["warm-up"], usage);
+const calls = wholeCount("calls", values.calls, usage);
 const root = join(import.meta.dirname, "..");
 const variants = (values.variant.length === 0 ? ["promptgate=."] : values.variant).map((spec) => {
   const cut = spec.indexOf("=");
@@ -54,6 +50,7 @@ try {
 }
 
 const body = Buffer.from(JSON.stringify(chatRequest(realisticMessageChars)));
+const headers = { "content-type": "application/json", authorization: "Bearer sk-bench", "content-length": body.length };
 const scratch = mkdtempSync(join(tmpdir(), "promptgate-instructions-"));
 const upstream = await startProcess(["--import", "tsx", "bench/fake-upstream.ts"], {}, readyLine, { cwd: root });
 
@@ -64,7 +61,7 @@ async function counted(target: (typeof targets)[number], total: number): Promise
   const started = await target.start(wrapper);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    for (let sent = 0; sent < total; sent++) await call(agent, started.port, target.path, target.headers);
+    for (let sent = 0; sent < total; sent++) await call(agent, started.port, target.path);
   } finally {
     agent.destroy();
     await started.process.stop(120_000);
@@ -74,17 +71,14 @@ async function counted(target: (typeof targets)[number], total: number): Promise
   return Number(summary);
 }
 
-function call(agent: Agent, port: number, path: string, headers: Record<string, string>): Promise<void> {
+function call(agent: Agent, port: number, path: string): Promise<void> {
   return new Promise((done, fail) => {
-    const sent = request(
-      { host: "127.0.0.1", port, path, method: "POST", agent, headers: { ...headers, "content-length": body.length } },
-      (answer) => {
-        answer.resume();
-        answer.on("end", () =>
-          answer.statusCode === 200 ? done() : fail(new Error(`${path} answered ${answer.statusCode}.`)),
-        );
-      },
-    );
+    const sent = request({ host: "127.0.0.1", port, path, method: "POST", agent, headers }, (answer) => {
+      answer.resume();
+      answer.on("end", () =>
+        answer.statusCode === 200 ? done() : fail(new Error(`${path} answered ${answer.statusCode}.`)),
+      );
+    });
     sent.on("error", fail);
     sent.end(body);
   });
@@ -96,14 +90,12 @@ const targets = [
   {
     name: "bare proxy",
     path: "/v1/chat/completions",
-    headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },
     start: (wrapper: readonly string[]) =>
       startProxy("bench/bare-proxy.ts", upstreamUrl, { cwd: root, wrapper, timeoutMs: startTimeoutMs }),
   },
   ...variants.map((variant) => ({
     name: variant.name,
     path: gatewayPath,
-    headers: { "content-type": "application/json", authorization: "Bearer sk-bench" },
     start: (wrapper: readonly string[]) =>
       startProcess(
         [...gatewayNodeOptions, "dist/runtime/node/main.js"],

@@ -74,16 +74,12 @@ export function startProcess(
   ready: ReadyMatcher | number,
   options: { cwd?: string; timeoutMs?: number; onStdout?: (chunk: string) => void; wrapper?: readonly string[] } = {},
 ): Promise<{ process: BenchProcess; port: number }> {
-  const [command, ...wrapperArgs] = options.wrapper ?? [process.execPath];
-  const child = spawn(
-    command ?? process.execPath,
-    options.wrapper === undefined ? args : [...wrapperArgs, process.execPath, ...args],
-    {
-      cwd: options.cwd,
-      env: { ...process.env, ...environment },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const [command = process.execPath, ...commandArgs] = [...(options.wrapper ?? []), process.execPath, ...args];
+  const child = spawn(command, commandArgs, {
+    cwd: options.cwd,
+    env: { ...process.env, ...environment },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -266,6 +262,13 @@ export function comparedTargets(upstream: string, cwd: string): ComparedTarget[]
         ),
     },
   ];
+}
+
+/** The whole number above 0 that option `--name` gave as `text`; else an error that says so, and how to call the tool. */
+export function wholeCount(name: string, text: string, usage = ""): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number above 0. ${usage}`.trim());
+  return value;
 }
 
 /** `--connections N --seconds S --warm-up W` of a finding tool, with its own defaults for the last two. */

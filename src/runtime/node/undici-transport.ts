@@ -40,7 +40,7 @@ export function undiciTransport(): Transport {
     });
 }
 
-/** Bytes of an answer's body held while nobody reads it yet, before the socket is paused (as a Node stream's). */
+/** Bytes of an answer's body held while nobody reads it yet, before the socket is paused (as undici's body stream). */
 const heldBytes = 64 * 1024;
 
 /**
