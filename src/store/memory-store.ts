@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
+import { KeptTexts, keptText } from "./kept-texts.js";
 import { randomSecret } from "./random-secret.js";
 import type {
   CachedPrefixRecord,
@@ -49,26 +50,28 @@ function sweepExpired<V extends { expiresAt: number }>(entries: LRUCache<string,
   for (const key of expired) entries.delete(key);
 }
 
-/** A call record as kept: its JSON text, its place in the order of writing, and the fields a listing filters by. */
-interface StoredCall {
+/**
+ * A call record as kept: its JSON text as UTF-8 (see `KeptTexts`), its place in the order of writing, and the
+ * fields a listing filters by.
+ */
+interface StoredCall extends Pick<CallRecord, "case" | "decision" | "policy" | "surface" | "error"> {
   seq: number;
-  fields: Pick<CallRecord, "case" | "decision" | "policy" | "surface" | "error">;
-  json: string;
+  json: Uint8Array;
 }
 
 /** Whether a stored call passes every filter of `query` (its order, cursor and limit aside). */
-function matches(query: CallQuery, { fields }: StoredCall): boolean {
+function matches(query: CallQuery, stored: StoredCall): boolean {
   const policyMatches =
     query.policy === undefined ||
     (query.policy.includes("@")
-      ? fields.policy === query.policy
-      : fields.policy?.startsWith(`${query.policy}@`) === true);
+      ? stored.policy === query.policy
+      : stored.policy?.startsWith(`${query.policy}@`) === true);
   return (
     policyMatches &&
-    (query.case === undefined || fields.case === query.case) &&
-    (query.decision === undefined || fields.decision === query.decision) &&
-    (query.surface === undefined || fields.surface === query.surface) &&
-    (query.error === undefined || fields.error === query.error)
+    (query.case === undefined || stored.case === query.case) &&
+    (query.decision === undefined || stored.decision === query.decision) &&
+    (query.surface === undefined || stored.surface === query.surface) &&
+    (query.error === undefined || stored.error === query.error)
   );
 }
 
@@ -95,6 +98,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   // A call record is kept as its JSON text, as the SQL store keeps it (cheaper to copy in than a clone), with the
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
+  const callTexts = new KeptTexts();
+  const callOf = (stored: StoredCall) => JSON.parse(keptText(stored.json)) as CallRecord;
   let callsWritten = 0;
 
   return {
@@ -259,20 +264,24 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       callsWritten += 1;
       calls.set(record.ref, {
         seq: callsWritten,
-        fields: { case: caseId, decision, policy, surface, error },
-        json: JSON.stringify(record),
+        case: caseId,
+        decision,
+        policy,
+        surface,
+        error,
+        json: callTexts.keep(JSON.stringify(record)),
       });
     },
     async getCall(ref) {
       const stored = calls.peek(ref);
-      return stored === undefined ? undefined : (JSON.parse(stored.json) as CallRecord);
+      return stored === undefined ? undefined : callOf(stored);
     },
     async listCallsOfCase(caseId, limit) {
       const count = Math.max(0, Math.trunc(limit));
       const found: CallRecord[] = [];
       for (const stored of calls.rvalues()) {
         if (found.length >= count) break;
-        if (stored !== undefined && stored.fields.case === caseId) found.push(JSON.parse(stored.json) as CallRecord);
+        if (stored !== undefined && stored.case === caseId) found.push(callOf(stored));
       }
       return found;
     },
@@ -288,7 +297,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
         if (after !== undefined && (newest ? stored.seq >= after : stored.seq <= after)) continue;
         if (!matches(query, stored)) continue;
         if (found.length === limit) return { calls: found, more: true };
-        found.push(JSON.parse(stored.json) as CallRecord);
+        found.push(callOf(stored));
       }
       return { calls: found, more: false };
     },
