@@ -305,6 +305,7 @@ async function main(): Promise<void> {
   const upstreamBase = `http://127.0.0.1:${upstream.port}`;
   const bare = await tracked(startProxy("bench/bare-proxy.ts", upstreamBase, { cwd: root }));
   const honoProxy = await tracked(startProxy("bench/hono-proxy.ts", upstreamBase, { cwd: root }));
+  const floorProxy = await tracked(startProxy("bench/hono-proxy.ts", upstreamBase, { cwd: root, floor: true }));
   const gateway = await startGateway(upstreamBase);
   // The same gateway on a SQLite file, the Node default (`PROMPTGATE_DB` unset): every call appends its record.
   await mkdir(tmp, { recursive: true });
@@ -339,6 +340,13 @@ async function main(): Promise<void> {
       url: `http://127.0.0.1:${honoProxy.port}${openaiPath}`,
       headers: auth,
       pid: honoProxy.process.pid,
+    },
+    {
+      key: "floor",
+      label: "(b″) the floor on Hono: (b′) that also parses the request and validates the answer",
+      url: `http://127.0.0.1:${floorProxy.port}${openaiPath}`,
+      headers: auth,
+      pid: floorProxy.process.pid,
     },
     gatewayTarget("(c) promptgate", gateway.port, gateway.process.pid),
     {

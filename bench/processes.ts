@@ -134,7 +134,7 @@ export type ProxyFile = "bench/bare-proxy.ts" | "bench/hono-proxy.ts";
 
 /**
  * Starts a proxy to `upstream` with `npm start`'s Node options (`nodeOptions` after them), as every promptgate it is
- * compared with starts.
+ * compared with starts; with `floor`, the Hono proxy also does the parse-and-validate floor's work (see its file).
  */
 export function startProxy(
   file: ProxyFile,
@@ -145,11 +145,12 @@ export function startProxy(
     onStdout?: (chunk: string) => void;
     wrapper?: readonly string[];
     timeoutMs?: number;
+    floor?: boolean;
   },
 ): Promise<{ process: BenchProcess; port: number }> {
-  const { nodeOptions = [], ...rest } = options;
+  const { nodeOptions = [], floor = false, ...rest } = options;
   const args = [...gatewayNodeOptions, ...nodeOptions, "--import", "tsx", file];
-  return startProcess(args, { BENCH_UPSTREAM: upstream }, readyLine, rest);
+  return startProcess(args, { BENCH_UPSTREAM: upstream, BENCH_FLOOR: floor ? "1" : "" }, readyLine, rest);
 }
 
 /** Resolves once something accepts TCP connections on 127.0.0.1:`port`. */

@@ -3,7 +3,7 @@
  * checkout, other Node options) in minutes instead of a whole `npm run bench`. Each variant runs the compiled
  * gateway in dist/ of its folder (`npm run build` there first).
  *
- *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P]
+ *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] [--proxies]
  *     --variant NAME=DIR[,NODE OPTION…] [--variant …]
  *
  * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every process gets the Node options of `npm
@@ -15,11 +15,13 @@
  * (a variant against the reference of the same round) and their median reported, not medians of whole runs.
  * `--pause P` leaves every process idle for P seconds before each round, as traffic with pauses does (and as
  * `npm run bench`, whose rounds load one target at a time, leaves each one idle for about half a minute).
+ * `--proxies` also loads the bare proxy on Hono and the same with the parse-and-validate floor's work
+ * (`bench/hono-proxy.ts`, `BENCH_FLOOR=1`): what promptgate's stack and the floor cost, in the same rounds.
  * The figures that decide a target still come from `npm run bench`.
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { chatRequest, gatewayPath, realisticMessageChars } from "./fixtures.js";
+import { chatRequest, gatewayPath, openaiPath, realisticMessageChars } from "./fixtures.js";
 import { type LoadSample, median, runLoad, type Target } from "./load.js";
 import {
   type BenchProcess,
@@ -38,11 +40,12 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "6" },
     rounds: { type: "string", default: "4" },
     pause: { type: "string", default: "0" },
+    proxies: { type: "boolean", default: false },
   },
 });
 function usage(problem: string): never {
   process.stderr.write(
-    `${problem}\nUsage: npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] --variant NAME=DIR[,NODE OPTION…] [--variant …]\n`,
+    `${problem}\nUsage: npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] [--proxies] --variant NAME=DIR[,NODE OPTION…] [--variant …]\n`,
   );
   process.exit(2);
 }
@@ -86,6 +89,21 @@ try {
       pid: bare.process.pid,
     },
   ];
+  if (values.proxies) {
+    for (const [label, floor] of [
+      ["Hono proxy", false],
+      ["floor on Hono", true],
+    ] as const) {
+      const proxy = await started(startProxy("bench/hono-proxy.ts", upstreamUrl, { cwd: root, floor }));
+      targets.push({
+        key: label,
+        label,
+        url: `http://127.0.0.1:${proxy.port}${openaiPath}`,
+        headers: auth,
+        pid: proxy.process.pid,
+      });
+    }
+  }
   for (const variant of variants) {
     const args = [...gatewayNodeOptions, ...variant.nodeOptions, "dist/runtime/node/main.js"];
     const environment = gatewayEnvironment(upstreamUrl);
