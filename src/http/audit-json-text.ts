@@ -25,6 +25,8 @@ export interface TextAudit {
    * sent upstream keep them, and a model reading the literal reads them all.
    */
   numberExcess: number;
+  /** The length of the body's longest number literal, in characters. */
+  longestNumber: number;
 }
 
 /**
@@ -42,9 +44,9 @@ export interface TextAudit {
  * literals between strings.
  */
 export function auditJsonText(text: string, parsed: unknown): TextAudit {
-  const { keys, numberExcess } = scan(text);
+  const { keys, numbers } = scan(text);
   const duplicate = keys < 2 || keys === ownKeys(parsed) ? undefined : locateDuplicate(text);
-  return { duplicate, numberExcess };
+  return { duplicate, numberExcess: numbers.excess, longestNumber: numbers.longest };
 }
 
 /** The first key repeated within one object of valid JSON `text` (`parsed` its value), or undefined. */
@@ -86,12 +88,12 @@ function skipSpace(text: string, from: number): number {
  * One pass over valid JSON text: how many of its strings are member names (followed by `:`), and
  * by how much its number literals (all outside strings) exceed their values' compact JSON.
  */
-function scan(text: string): { keys: number; numberExcess: number } {
+function scan(text: string): { keys: number; numbers: NumberLiterals } {
   let keys = 0;
-  let numberExcess = 0;
+  const numbers: NumberLiterals = { excess: 0, longest: 0 };
   let outside = 0;
   for (let open = text.indexOf('"'); ; ) {
-    numberExcess += literalExcess(text, outside, open === -1 ? text.length : open);
+    readLiterals(text, outside, open === -1 ? text.length : open, numbers);
     if (open === -1) break;
     const close = closingQuote(text, open);
     // Unterminated, so not valid JSON after all: nothing more to count, and no endless loop.
@@ -101,27 +103,32 @@ function scan(text: string): { keys: number; numberExcess: number } {
     outside = after;
     open = text.indexOf('"', after);
   }
-  return { keys, numberExcess };
+  return { keys, numbers };
 }
 
 /** A number literal whose compact JSON is itself: an integer of at most 15 digits without leading zeros. */
 const plainInteger = /^-?(?:0|[1-9]\d{0,14})$/;
 
-/** How far the number literals in `text` from `start` to `end` (outside any string) exceed their values' compact JSON. */
-function literalExcess(text: string, start: number, end: number): number {
-  let excess = 0;
+/** What the number literals of a text say: by how much they exceed their values' compact JSON, and the longest. */
+interface NumberLiterals {
+  excess: number;
+  longest: number;
+}
+
+/** Adds the number literals in `text` from `start` to `end` (outside any string) to `numbers`. */
+function readLiterals(text: string, start: number, end: number, numbers: NumberLiterals): void {
   for (let index = start; index < end; index++) {
     const unit = text.charCodeAt(index);
     if (unit !== 0x2d && (unit < 0x30 || unit > 0x39)) continue;
     let last = index + 1;
     while (last < end && isLiteralUnit(text.charCodeAt(last))) last++;
     const literal = text.slice(index, last);
+    if (literal.length > numbers.longest) numbers.longest = literal.length;
     if (!plainInteger.test(literal)) {
-      excess += Math.max(0, literal.length - (JSON.stringify(Number(literal)) ?? "").length);
+      numbers.excess += Math.max(0, literal.length - (JSON.stringify(Number(literal)) ?? "").length);
     }
     index = last - 1;
   }
-  return excess;
 }
 
 /** Digits, sign, point and exponent: what a JSON number literal is made of. */

@@ -1,4 +1,5 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import { maxNumberLiteral } from "../json/json-tape.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import { auditJsonText, duplicateKeyError } from "./audit-json-text.js";
 import { givenByRuntime } from "./runtime-env.js";
@@ -136,5 +137,8 @@ export function parseJsonBody(bytes: Uint8Array): ParsedBody {
   if (!isObject(value)) throw invalidRequest("The request body must be a JSON object.");
   const audit = auditJsonText(text, value);
   if (audit.duplicate !== undefined) throw duplicateKeyError(audit.duplicate);
+  if (audit.longestNumber > maxNumberLiteral) {
+    throw invalidRequest(`The request body has a number literal longer than ${maxNumberLiteral} characters.`);
+  }
   return { body: value, numberExcess: audit.numberExcess };
 }

@@ -225,6 +225,12 @@ function textRun(bytes: Uint8Array, words: Uint32Array | undefined, from: number
  * more memory as a tape than parsed, so it goes to the parser instead.
  */
 const maxTokens = 1 << 20;
+/**
+ * The longest number literal a body may hold, in characters: far past the 767 significant digits of the longest
+ * decimal expansion of a double, so no JSON writer reaches it; a longer one is refused (see `parseJsonBody`).
+ */
+export const maxNumberLiteral = 4096;
+
 const tooManyTokens = new Error("The body has more JSON values than a tape holds.");
 
 /**
@@ -469,6 +475,8 @@ class Scanner {
       for (let digit = bytes[at]; digit !== undefined && digit >= 0x30 && digit <= 0x39; digit = bytes[++at]);
       if (at === exponent) return false;
     }
+    // A literal longer than any JSON writer makes is left to the parsing path, which refuses it.
+    if (at - start > maxNumberLiteral) return false;
     const index = this.token(TapeKind.Number, start);
     this.at = at;
     this.columns.end[index] = at;
