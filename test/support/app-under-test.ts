@@ -10,19 +10,24 @@ import { createSimulatedProvider } from "../../src/simulated/simulated-provider.
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
 import { surfaceNames } from "../../src/surfaces/surfaces.js";
-import { fetchTransport } from "../../src/transport/fetch-transport.js";
+import { type FetchFunction, fetchTransport } from "../../src/transport/fetch-transport.js";
 
 /**
  * The gateway's app without a socket (driven through `app.request()`), on the bundled policies, the memory store and
- * the simulated providers, with the records it keeps; runs on Node and in workerd alike.
+ * the simulated providers (or the providers `upstream` plays), with the records it keeps; runs on Node and in workerd
+ * alike.
  */
-export async function appUnderTest(environment: Record<string, string> = {}, store: Store = memoryStore()) {
+export async function appUnderTest(
+  environment: Record<string, string> = {},
+  store: Store = memoryStore(),
+  upstream: FetchFunction = createSimulatedProvider().fetch,
+) {
   const records: CallRecord[] = [];
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies: await identifyPolicies(bundledPolicies),
     models: modelTableOf(undefined, surfaceNames),
-    transport: fetchTransport(createSimulatedProvider().fetch),
+    transport: fetchTransport(upstream),
     schemas: new Map(),
     store,
     recordCall: async (record) => void records.push(record),
