@@ -69,12 +69,11 @@ async function rememberPrefix(
       return deps.store.deleteCachedPrefix(effect.name);
     case "response-stored": {
       if (measured === undefined) return;
-      const { size } = measured;
-      // Instructions are not carried into a follow-up turn; counting them errs on the safe side.
-      const input = size.cache_prefix_chars + size.system_chars + size.message_chars;
+      // Every category of the turn's input, the history before it included: instructions, tools and the schema are
+      // not carried into a follow-up turn, and counting them errs on the safe side.
       const stored = {
         id: effect.id,
-        chars: input + (effect.outputChars ?? 0),
+        chars: measured.size.total_chars + (effect.outputChars ?? 0),
         outputKnown: effect.outputChars !== undefined,
         expiresAt: effect.expiresAt,
       };

@@ -2,6 +2,7 @@ import type { ServerResponse } from "node:http";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { heldOutput } from "../support/held-output.js";
 import { copyPolicies, editPolicy, estimatingPolicy } from "../support/temp-state.js";
 
 let harness: GatewayUnderTest;
@@ -37,8 +38,6 @@ const bounded = () => clientFor("investigation.bounded");
 function sizeHeader(response: Response): Record<string, number | string | boolean> {
   return JSON.parse(response.headers.get("x-promptgate-prompt-size") ?? "null");
 }
-
-const codePoints = (text: string) => Array.from(text).length;
 
 /** What the fake upstream received, as `METHOD /path?query`. */
 const received = () => harness.upstream.received.map((request) => `${request.method} ${request.url}`);
@@ -116,8 +115,8 @@ describe("background Responses through the gateway, with the openai SDK", () => 
     expect(retrieved.output_text.length).toBeGreaterThan(0);
     const next = await continuation(client, queued.id).withResponse();
     expect(sizeHeader(next.response)).toMatchObject({
-      cache_prefix_chars: 400 + codePoints(retrieved.output_text),
-      message_chars: codePoints("and then?"),
+      cache_prefix_chars: 400 + heldOutput(retrieved),
+      message_chars: "and then?".length,
     });
     expect(received()).toEqual([`GET /openai/v1/responses/${queued.id}`, "POST /openai/v1/responses"]);
   });
@@ -136,7 +135,7 @@ describe("background Responses through the gateway, with the openai SDK", () => 
     await client.responses.retrieve(queued.id);
     await client.responses.retrieve(queued.id);
     const next = await continuation(client, queued.id).withResponse();
-    expect(sizeHeader(next.response).cache_prefix_chars).toBe(200 + codePoints(retrieved.output_text));
+    expect(sizeHeader(next.response).cache_prefix_chars).toBe(200 + heldOutput(retrieved));
   });
 
   it("keeps a response unknown while a retrieve shows it still in progress", async () => {
@@ -153,7 +152,8 @@ describe("background Responses through the gateway, with the openai SDK", () => 
   it("rejects a continuation whose long background output crosses the limit with INVESTIGATION_PROMPT_LIMIT, sending nothing", async () => {
     const client = bounded();
     const queued = await createInBackground(client, "l".repeat(100));
-    answerJson(ended(queued, "completed", "x".repeat(25_000)));
+    const long = ended(queued, "completed", "x".repeat(25_000));
+    answerJson(long);
     await client.responses.retrieve(queued.id);
     harness.upstream.answerWith(undefined);
     harness.upstream.received.length = 0;
@@ -162,7 +162,7 @@ describe("background Responses through the gateway, with the openai SDK", () => 
     const apiError = error as InstanceType<typeof OpenAI.BadRequestError>;
     expect(apiError.code).toBe("INVESTIGATION_PROMPT_LIMIT");
     const promptgate = (apiError.error as { promptgate: { prompt_size: Record<string, unknown> } }).promptgate;
-    expect(promptgate.prompt_size).toMatchObject({ cache_prefix_chars: 25_100, limit_chars: 20_000 });
+    expect(promptgate.prompt_size).toMatchObject({ cache_prefix_chars: 100 + heldOutput(long), limit_chars: 20_000 });
     expect(received()).toEqual([]);
   });
 
@@ -175,7 +175,7 @@ describe("background Responses through the gateway, with the openai SDK", () => 
     expect(received()).toEqual([`POST /openai/v1/responses/${queued.id}/cancel`]);
     harness.upstream.answerWith(undefined);
     const next = await continuation(client, queued.id).withResponse();
-    expect(sizeHeader(next.response).cache_prefix_chars).toBe(300 + 800);
+    expect(sizeHeader(next.response).cache_prefix_chars).toBe(300 + heldOutput(cancelled));
   });
 
   it("records a cancelled response with no output once the cancel answers it", async () => {
@@ -214,13 +214,10 @@ describe("background Responses through the gateway, with the openai SDK", () => 
     const last = events.at(-1);
     expect(last?.type).toBe("response.completed");
     expect(received()).toEqual([`GET /openai/v1/responses/${queued.id}?stream=true&starting_after=2`]);
-    const output = last?.type === "response.completed" ? last.response.output : [];
-    const text = output
-      .flatMap((item) => (item.type === "message" ? item.content : []))
-      .map((part) => (part.type === "output_text" ? part.text : ""))
-      .join("");
     const next = await continuation(client, queued.id).withResponse();
-    expect(sizeHeader(next.response).cache_prefix_chars).toBe(250 + codePoints(text));
+    expect(sizeHeader(next.response).cache_prefix_chars).toBe(
+      250 + (last?.type === "response.completed" ? heldOutput(last.response) : Number.NaN),
+    );
   });
 
   it("passes a streamed retrieve's events to the client before the upstream stream has ended", async () => {

@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { heldOutput } from "../support/held-output.js";
 import { type Gateway, gatewayOn, hour, refusal, stores } from "../support/session-gateway.js";
 
 // Follow-up sessions over previous_response_id (issue 16), through the openai SDK against the gateway's app with
@@ -27,7 +28,7 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
       } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
       .withResponse();
     const size = JSON.parse(next.response.headers.get("x-promptgate-prompt-size") ?? "{}");
-    expect(size.cache_prefix_chars).toBe(200 + Array.from(first.output_text).length);
+    expect(size.cache_prefix_chars).toBe(200 + heldOutput(first));
     expect(responsesSent(gateway).at(-1)?.body).toMatchObject({ model: "gpt-4.1", previous_response_id: first.id });
   });
 

@@ -3,6 +3,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeUpstream, startFakeUpstream } from "../support/fake-upstream.js";
 import { type GatewayProcess, startGatewayProcess, upstreamEnvironment } from "../support/gateway-process.js";
+import { heldOutput } from "../support/held-output.js";
 import { copyPolicies, editPolicy, tempDatabase, withLimit } from "../support/temp-state.js";
 
 let upstream: FakeUpstream;
@@ -61,7 +62,7 @@ beforeAll(async () => {
   // never continues across a policy change.
   const turn = await openai("R1").responses.create({ model: "gpt-test", input: "r".repeat(700) });
   before.responseId = turn.id;
-  before.historyChars = 700 + Array.from(turn.output_text).length;
+  before.historyChars = 700 + heldOutput(turn);
 
   await openai("D1").chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
   before.frozenRef = lastSize().policy;

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { heldOutput } from "../support/held-output.js";
 import { copyPolicies, estimatingPolicy } from "../support/temp-state.js";
 
 let harness: GatewayUnderTest;
@@ -31,8 +32,6 @@ function sizeHeader(response: Response): Record<string, number | string | boolea
   return JSON.parse(response.headers.get("x-promptgate-prompt-size") ?? "null");
 }
 
-const codePoints = (text: string) => Array.from(text).length;
-
 describe("stored Responses history through the gateway, with the openai SDK", () => {
   it("counts a previous_response_id chain's history and rejects the turn that crosses the limit", async () => {
     const client = clientFor("investigation.bounded");
@@ -40,7 +39,7 @@ describe("stored Responses history through the gateway, with the openai SDK", ()
 
     const first = await client.responses.create({ model: "gpt-test", input: "a".repeat(turn) }).withResponse();
     expect(sizeHeader(first.response)).toMatchObject({ cache_prefix_chars: 0, message_chars: turn });
-    const firstHistory = turn + codePoints(first.data.output_text);
+    const firstHistory = turn + heldOutput(first.data);
 
     const second = await client.responses
       .create({ model: "gpt-test", input: "b".repeat(turn), previous_response_id: first.data.id })
@@ -53,7 +52,7 @@ describe("stored Responses history through the gateway, with the openai SDK", ()
     expect(JSON.parse(harness.upstream.received.at(-1)?.body ?? "{}")).toMatchObject({
       previous_response_id: first.data.id,
     });
-    const secondHistory = firstHistory + turn + codePoints(second.data.output_text);
+    const secondHistory = firstHistory + turn + heldOutput(second.data);
     expect(secondHistory).toBeGreaterThan(sizeHeader(second.response).cache_prefix_chars as number);
 
     harness.upstream.received.length = 0;
@@ -106,8 +105,7 @@ describe("stored Responses history through the gateway, with the openai SDK", ()
       .create({ model: "gpt-test", input: "and then?", previous_response_id: completed?.id })
       .withResponse();
     expect(sizeHeader(next.response)).toMatchObject({
-      // A streamed event's response is as the API sent it, without the SDK's `output_text`.
-      cache_prefix_chars: 300 + codePoints(outputText(completed)),
+      cache_prefix_chars: 300 + heldOutput(completed ?? {}),
     });
   });
 
@@ -128,9 +126,3 @@ describe("stored Responses history through the gateway, with the openai SDK", ()
     expect(harness.upstream.received).toHaveLength(0);
   });
 });
-
-/** The text of a response's output messages. */
-function outputText(response: OpenAI.Responses.Response | undefined): string {
-  const parts = (response?.output ?? []).flatMap((item) => (item.type === "message" ? item.content : []));
-  return parts.map((part) => (part.type === "output_text" ? part.text : "")).join("");
-}

@@ -1,25 +1,27 @@
-import { codePoints } from "../../window/code-points.js";
+import { compactJsonCodePoints } from "../../window/code-points.js";
+import { countCall } from "../../window/prompt-size.js";
 import type { PrefixEffectReader } from "../surface.js";
-import { isObject, type JsonObject, textOf } from "../wire-fields.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
+import { parseResponseCreate } from "./response-create-body.js";
 
 /** How long OpenAI keeps a stored response by default: 30 days. */
 const storedFor = 30 * 24 * 60 * 60 * 1000;
 
-/** The characters of a response's output that a follow-up turn carries: texts, tool calls, summaries. */
-function outputChars(response: JsonObject): number {
+/**
+ * The characters of a response's output that a follow-up turn carries: every output item, read by the rules of an
+ * input item (texts as text, reasoning and its encrypted content, tool calls and their arguments, ids, annotations,
+ * members the surface does not know as their compact JSON), since the provider puts each before the next turn as
+ * such. An item those rules refuse counts whole, as its compact JSON.
+ */
+export function outputChars(response: JsonObject): number {
   let chars = 0;
   for (const item of Array.isArray(response.output) ? response.output : []) {
-    if (!isObject(item)) continue;
-    if (item.type === "message" || item.type === "reasoning") {
-      for (const part of [
-        ...(Array.isArray(item.content) ? item.content : []),
-        ...(Array.isArray(item.summary) ? item.summary : []),
-      ]) {
-        if (isObject(part)) chars += codePoints(textOf(part.text ?? part.refusal ?? ""));
-      }
-    } else if (item.type === "function_call" || item.type === "custom_tool_call") {
-      chars += codePoints(textOf(item.name ?? "")) + codePoints(textOf(item.arguments ?? item.input ?? ""));
-    } else chars += codePoints(textOf(item));
+    try {
+      const counts = countCall(parseResponseCreate({ input: [item] }));
+      chars += counts.system + counts.messages + counts.tools + counts.other + counts.schemaTexts + counts.inline;
+    } catch {
+      chars += compactJsonCodePoints(item);
+    }
   }
   return chars;
 }
