@@ -15,7 +15,7 @@ import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
 import { codePoints } from "./window/code-points.js";
 import { buildContext, type Chunk, type ContextOptions } from "./window/context-builder.js";
 import { checkpointDue, defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
-import { describeSchema } from "./window/signature.js";
+import { describeSchema, SchemaExpansionError } from "./window/signature.js";
 
 /**
  * `/promptgate/window/*`: the window toolkit over HTTP, for controllers in any language (JSON in, JSON out, errors in
@@ -59,7 +59,12 @@ export function windowRoutes(deps: Deps): Hono<RouteEnv> {
     const body = await jsonBodyOf(deps, c);
     if (!isObject(body.schema))
       throw invalidRequest('The body must be {"schema": {…}}, a JSON Schema object.', "schema");
-    return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.get("ref") });
+    try {
+      return c.json(describeSchema(body.schema), 200, { "x-promptgate-ref": c.get("ref") });
+    } catch (error) {
+      if (SchemaExpansionError.isInstance(error)) throw invalidRequest(error.message, "schema");
+      throw error;
+    }
   });
 
   // {"chunks": [{text, source, page?, score}], "limit_chars": 6000, "top_k"?, "max_per_document"?, "similarity"?,

@@ -14,4 +14,11 @@ export {
   type SelectedChunk,
 } from "./context-builder.js";
 export { checkpointDue, defaultCheckpointBytes, defaultPageChars, fragment, type JsonFragment } from "./fragment.js";
-export { describeSchema, formExample, formExampleLabel, signature } from "./signature.js";
+export {
+  describeSchema,
+  formExample,
+  formExampleLabel,
+  SchemaExpansionError,
+  signature,
+  signatureLimits,
+} from "./signature.js";

@@ -11,14 +11,68 @@ type Schema = Record<string, unknown>;
 const isSchema = (value: unknown): value is Schema =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** How deep a signature follows nested schemas before it writes `…`: a schema nests far less in practice. */
-const maxDepth = 32;
+/**
+ * How far a signature or form example may expand a schema: `$ref`s and alternatives inline what they name, so a
+ * schema of a kilobyte can name a signature of gigabytes (each level's `anyOf` of refs to the next multiplies it).
+ * A schema nests far less than `maxDepth` in practice, and v22's signature is 912 characters.
+ */
+export const signatureLimits = {
+  /** Levels of nested schemas (through `$ref`s too) followed. */
+  maxDepth: 32,
+  /** Characters (UTF-16 units) of the signature, and of the form example. */
+  maxChars: 20_000,
+  /** Schemas visited to write one of them. */
+  maxNodes: 20_000,
+} as const;
+
+const expansionMessages = {
+  maxDepth: `The schema nests more than ${signatureLimits.maxDepth} levels deep, counting the $refs it follows.`,
+  maxChars:
+    `The schema's signature or form example would pass ${signatureLimits.maxChars} characters: ` +
+    "its $refs and alternatives inline too much.",
+  maxNodes:
+    `The schema's signature or form example would expand more than ${signatureLimits.maxNodes} schemas: ` +
+    "its $refs and alternatives inline too much.",
+} as const;
+
+/** Why a schema has no signature or form example here: it expands past `signatureLimits`. */
+export class SchemaExpansionError extends Error {
+  override readonly name = "SchemaExpansionError";
+
+  constructor(readonly limit: keyof typeof signatureLimits) {
+    super(expansionMessages[limit]);
+  }
+
+  static isInstance(value: unknown): value is SchemaExpansionError {
+    return value instanceof SchemaExpansionError;
+  }
+}
+
+/** What a signature or form example has spent so far of `signatureLimits`. */
+interface Budget {
+  chars: number;
+  nodes: number;
+}
+
+/** Counts one visited schema, refusing a depth or a count past the limits. */
+function visit(budget: Budget, depth: number): void {
+  if (depth > signatureLimits.maxDepth) throw new SchemaExpansionError("maxDepth");
+  budget.nodes += 1;
+  if (budget.nodes > signatureLimits.maxNodes) throw new SchemaExpansionError("maxNodes");
+}
+
+/** Adds `chars` to what is written, refusing it past the limit. */
+function spend(budget: Budget, chars: number): void {
+  budget.chars += chars;
+  if (budget.chars > signatureLimits.maxChars) throw new SchemaExpansionError("maxChars");
+}
 
 /** Where `$ref`s resolve (the root), and the references being rendered (a recursive one is named, not expanded). */
 interface Context {
   root: Schema;
   open: Set<string>;
   depth: number;
+  budget: Budget;
 }
 
 /** The local definition a `$ref` names (`#/$defs/x`, `#/definitions/x`, any JSON pointer into the root). */
@@ -56,11 +110,22 @@ function fieldName(name: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
+/**
+ * A schema rendered, its characters counted as they are written: the nested schemas it renders counted their own,
+ * so what is spent is exactly the characters written so far, and an expansion stops as soon as it passes the limit.
+ */
 function render(schema: unknown, context: Context): string {
+  visit(context.budget, context.depth);
+  const before = context.budget.chars;
+  const text = renderNode(schema, context);
+  spend(context.budget, before + text.length - context.budget.chars);
+  return text;
+}
+
+function renderNode(schema: unknown, context: Context): string {
   if (schema === true || schema === undefined) return "any";
   if (schema === false) return "never";
   if (!isSchema(schema)) return "any";
-  if (context.depth > maxDepth) return "…";
   const inner = { ...context, depth: context.depth + 1 };
   if (typeof schema.$ref === "string") {
     const ref = schema.$ref;
@@ -146,10 +211,12 @@ function object(schema: Schema, context: Context): string {
  */
 export function signature(schema: unknown): string {
   const root = isSchema(schema) ? schema : {};
-  const context: Context = { root, open: new Set(), depth: 0 };
+  const context: Context = { root, open: new Set(), depth: 0, budget: { chars: 0, nodes: 0 } };
   const type = root.type;
   if (isSchema(root.properties) && (type === "object" || type === undefined) && root.oneOf === undefined) {
-    return fields(root, { ...context, depth: 1 }).join("\n");
+    const text = fields(root, { ...context, depth: 1 }).join("\n");
+    spend(context.budget, text.length - context.budget.chars);
+    return text;
   }
   return render(schema, context);
 }
@@ -157,44 +224,62 @@ export function signature(schema: unknown): string {
 /** The label a form example carries, so that a model reads its values as placeholders, not as instructions. */
 export const formExampleLabel = "Form example (placeholder values, not a research instruction):";
 
-function example(schema: unknown, root: Schema, open: Set<string>, name: string, depth: number): unknown {
-  if (!isSchema(schema) || depth > maxDepth) return null;
+/**
+ * A schema's example value. Every part it writes is charged to the budget at no less than its JSON size (a field's
+ * name and punctuation, a placeholder, a constant's JSON), so that an example inlining a `$ref` too often is refused
+ * before it is built.
+ */
+function example(schema: unknown, context: Context, name: string): unknown {
+  visit(context.budget, context.depth);
+  const inner = { ...context, depth: context.depth + 1 };
+  if (!isSchema(schema)) return valued(context, null);
   if (typeof schema.$ref === "string") {
     const ref = schema.$ref;
-    if (open.has(ref)) return null;
-    open.add(ref);
+    if (context.open.has(ref)) return valued(context, null);
+    context.open.add(ref);
     try {
-      return example(resolve(root, ref), root, open, name, depth + 1);
+      return example(resolve(context.root, ref), inner, name);
     } finally {
-      open.delete(ref);
+      context.open.delete(ref);
     }
   }
-  if ("const" in schema) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0] ?? null;
+  if ("const" in schema) return valued(context, schema.const);
+  if (Array.isArray(schema.enum)) return valued(context, schema.enum[0] ?? null);
   for (const key of ["oneOf", "anyOf", "allOf"] as const) {
     const options = schema[key];
-    if (Array.isArray(options) && options.length > 0) return example(options[0], root, open, name, depth + 1);
+    if (Array.isArray(options) && options.length > 0) return example(options[0], inner, name);
   }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type ?? (isSchema(schema.properties) ? "object" : schema.items !== undefined ? "array" : undefined)) {
     case "string":
-      return `<${name}>`;
+      return valued(context, `<${name}>`);
     case "integer":
     case "number":
-      return typeof schema.minimum === "number" ? schema.minimum : 0;
+      return valued(context, typeof schema.minimum === "number" ? schema.minimum : 0);
     case "boolean":
-      return false;
+      return valued(context, false);
     case "array":
-      return [example(schema.items, root, open, name, depth + 1)];
+      spend(context.budget, 2);
+      return [example(schema.items, inner, name)];
     case "object": {
       const properties = isSchema(schema.properties) ? schema.properties : {};
+      spend(context.budget, 2);
       return Object.fromEntries(
-        Object.entries(properties).map(([field, property]) => [field, example(property, root, open, field, depth + 1)]),
+        Object.entries(properties).map(([field, property]) => {
+          spend(context.budget, JSON.stringify(field).length + 2);
+          return [field, example(property, inner, field)];
+        }),
       );
     }
     default:
-      return null;
+      return valued(context, null);
   }
+}
+
+/** A value an example writes as it is, charged at its JSON size. */
+function valued(context: Context, value: unknown): unknown {
+  spend(context.budget, JSON.stringify(value)?.length ?? 4);
+  return value;
 }
 
 /**
@@ -205,7 +290,8 @@ function example(schema: unknown, root: Schema, open: Set<string>, name: string,
  */
 export function formExample(schema: unknown): string {
   const root = isSchema(schema) ? schema : {};
-  return `${formExampleLabel}\n${JSON.stringify(example(schema, root, new Set(), "value", 0))}`;
+  const context: Context = { root, open: new Set(), depth: 0, budget: { chars: 0, nodes: 0 } };
+  return `${formExampleLabel}\n${JSON.stringify(example(schema, context, "value"))}`;
 }
 
 /** A schema's signature and form example, with their sizes in code points and the schema's as compact JSON. */
