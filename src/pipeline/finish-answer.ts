@@ -257,7 +257,7 @@ function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): Failed
 
 /** Remembers the prefix effect of a successful answer, if its route has one (see `rememberAnswer`). */
 function remember(input: FinishInput, response: JsonObject): Promise<void> {
-  const measured = { call: input.prepared.call, size: input.size, turn: input.turn };
+  const measured = { call: input.prepared.call, size: input.size, turn: input.turn, upstream: input.call };
   return rememberAnswer(
     input.deps,
     input.endpoint.prefixEffect,

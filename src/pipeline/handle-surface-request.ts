@@ -9,6 +9,7 @@ import type { Surface } from "../surfaces/surface.js";
 import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
 import { answerJob } from "./answer-jobs.js";
 import { authenticated, authenticationRequired, upstreamCredential } from "./authorize-call.js";
+import { checkOwnPrefixRoute } from "./cached-prefix-owner.js";
 import { callLabels } from "./call-labels.js";
 import { callRecorder } from "./call-recorder.js";
 import { type Deadline, startDeadline } from "./deadline.js";
@@ -143,6 +144,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
         }
         await ownStoredResponse(deps, input, id);
       }
+      if (endpoint.cachedPrefixOf !== undefined) await checkOwnPrefixRoute(deps, call, endpoint.cachedPrefixOf(path));
       const body = bodyless.has(request.method) ? undefined : await input.body(deps.config.maxBodyBytes);
       const response = await sendUpstream(deps, call, path, body);
       record.decision = "sent";

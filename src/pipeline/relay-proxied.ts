@@ -1,13 +1,15 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
-import { classifyTransportFailure, classifyUpstreamAnswer } from "../errors/classify.js";
+import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import type { ProxyEndpoint } from "../surfaces/surface.js";
+import type { CachedPrefixList, ProxyEndpoint } from "../surfaces/surface.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
+import { gatewayGuardsPrefixes, ownPrefixList } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
+import { sendUpstream } from "./send-upstream.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /** The provider call of a proxied route, its policy and its record: what rendering a stream's failures natively needs. */
@@ -33,6 +35,10 @@ export async function relayProxied(
   headers: Record<string, string>,
   proxied: ProxiedCall,
 ): Promise<Response> {
+  // Read before anything else is: a list of cached prefixes never reaches a caller unfiltered, whatever its type.
+  if (endpoint.listsCachedPrefixes !== undefined && isSuccess(response.status)) {
+    return withOwnPrefixes(deps, endpoint.listsCachedPrefixes, path, response, headers, proxied);
+  }
   if (isSuccess(response.status) && isEventStream(response)) {
     return relayProxiedStream(deps, endpoint, path, response, headers, proxied);
   }
@@ -76,6 +82,39 @@ async function withTableModels(
     sent = JSON.stringify({ ...body, data: [...body.data, ...added] });
   }
   return new Response(sent, { status: response.status, headers: relayedHeaders(proxied.call, response, headers) });
+}
+
+/**
+ * The provider's list of cached prefixes as the caller may see it (see `ownPrefixList`), a further page asked for
+ * as the client asked for the first, with the provider's token. With gateway keys, an answer that is no JSON object
+ * is the provider's failure, never relayed unread.
+ */
+async function withOwnPrefixes(
+  deps: Deps,
+  reading: CachedPrefixList,
+  path: string,
+  response: UpstreamResponse,
+  headers: Record<string, string>,
+  proxied: ProxiedCall,
+): Promise<Response> {
+  const { call } = proxied;
+  const bytes = await response.bytes();
+  const list = jsonObjectOf(bytes);
+  let sent: Uint8Array<ArrayBuffer> | string = bytes;
+  if (list !== undefined) {
+    const nextPage = async (token: string) => {
+      const url = new URL(call.url);
+      url.searchParams.set(reading.pageTokenParameter, token);
+      const next = await sendUpstream(deps, { ...call, url }, path, undefined);
+      const nextBytes = await next.bytes();
+      return isSuccess(next.status) ? jsonObjectOf(nextBytes) : undefined;
+    };
+    sent = JSON.stringify(await ownPrefixList(deps, call, list, reading, nextPage));
+  } else if (gatewayGuardsPrefixes(deps)) {
+    const text = `The provider's answer (${bytes.length} bytes) is not a JSON object.`;
+    throw upstreamFailure("upstream", response.status, text, call.secrets(), undefined, "malformed_answer");
+  }
+  return new Response(sent, { status: response.status, headers: relayedHeaders(call, response, headers) });
 }
 
 function isEventStream(response: UpstreamResponse): boolean {

@@ -5,8 +5,10 @@ import { type LogicalCall, textString } from "../logical-call.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
+import { principalOfCall } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { type AnsweredTurn, keepTurn } from "./session-turn.js";
+import type { UpstreamCall } from "./upstream-call.js";
 
 /** A call as it was measured: what a created prefix is recorded from. */
 export interface MeasuredCall {
@@ -14,6 +16,8 @@ export interface MeasuredCall {
   size: PromptSize;
   /** The session turn the call is, where its route has sessions. */
   turn?: AnsweredTurn | undefined;
+  /** The provider call: its client's credential names the principal a created cached content is kept for. */
+  upstream: UpstreamCall;
 }
 
 /** At most this many embedded JSON objects of a cached text are remembered for schema de-duplication. */
@@ -41,7 +45,7 @@ export async function rememberAnswer(
 
 /**
  * Records what a successful answer left at the provider. A created cached content is kept
- * with the characters the provider check measured and the hashes of the JSON objects its
+ * for the caller's principal, with the characters the provider check measured and the hashes of the JSON objects its
  * text embeds; a stored response with its cumulative history: the prior history, this
  * turn's input and its output, which a background response adds once it is seen ended; a session's turn with its
  * session (see `keepTurn`).
@@ -58,6 +62,7 @@ async function rememberPrefix(
       const { call, size } = measured;
       return deps.store.putCachedPrefix({
         name: effect.name,
+        principal: await principalOfCall(deps, measured.upstream),
         chars: size.total_chars,
         schemaHashes: await schemaHashes(call),
         expiresAt: effect.expiresAt,

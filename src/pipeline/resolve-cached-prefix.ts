@@ -6,6 +6,7 @@ import { sha256Hex } from "../json/sha256-hex.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { type CachedPrefix, noCachedPrefix } from "../window/prompt-size.js";
+import { gatewayGuardsPrefixes, ownCachedPrefix } from "./cached-prefix-owner.js";
 import { isSuccess } from "./relay-response.js";
 import { sendUpstream } from "./send-upstream.js";
 import type { UpstreamCall } from "./upstream-call.js";
@@ -26,10 +27,11 @@ function unknownPrefix(): GatewayError {
 }
 
 /**
- * The size of the prefix a call refers to: a cached content or a stored response history the
- * gateway recorded when it was made (a background response's once its output is known). An
- * unknown one gets the policy's choice: `reject`, or `estimate` from the provider's own token
- * count at the policy's characters per token.
+ * The size of the prefix a call refers to: a cached content the caller created through the gateway, or a stored
+ * response history the gateway recorded when it was made (a background response's once its output is known). An
+ * unknown one (a cached content another principal created is one) gets the policy's choice: `reject`, or `estimate`
+ * from the provider's own token count at the policy's characters per token; with gateway keys an unknown cached
+ * content is always refused (see `gatewayGuardsPrefixes`).
  */
 export async function resolveCachedPrefix(
   deps: Deps,
@@ -41,12 +43,15 @@ export async function resolveCachedPrefix(
   if (reference === undefined) return noCachedPrefix;
   const now = deps.now().getTime();
   if (reference.kind === "cached-content") {
-    const record = await deps.store.getCachedPrefix(reference.id, now);
+    const record = await ownCachedPrefix(deps, context.call, reference.id, now);
     if (record !== undefined) {
       const schemaHash =
         call.responseSchema === undefined ? undefined : await sha256Hex(canonicalJson(call.responseSchema));
       return { chars: record.chars, estimated: false, containsSchema: record.schemaHashes.includes(schemaHash ?? "") };
     }
+    // Every caller shares the provider key: asking the provider about the name, or sending the call, would reach
+    // a cache that is not the caller's. Refused whatever the policy, as an unknown name is.
+    if (gatewayGuardsPrefixes(deps)) throw unknownPrefix();
   } else if (reference.kind === "previous-response") {
     const record = await deps.store.getResponseHistory(reference.id, now);
     // A background response the gateway has not seen ended has an output of unknown size: as unknown as an unseen id.

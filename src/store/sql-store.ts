@@ -53,6 +53,7 @@ interface PolicyVersionRow {
 
 interface CachedPrefixRow {
   name: string;
+  principal: string;
   chars: number;
   schema_hashes: string;
   expires_at: number;
@@ -201,15 +202,15 @@ export function sqlStore(database: SqlExecutor, dialect: SqlDialect = sqliteDial
 
     async putCachedPrefix(record) {
       await database.run([
-        `INSERT INTO cached_prefixes (name, chars, schema_hashes, expires_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (name) DO UPDATE SET
+        `INSERT INTO cached_prefixes (name, principal, chars, schema_hashes, expires_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET principal = excluded.principal,
            chars = excluded.chars, schema_hashes = excluded.schema_hashes, expires_at = excluded.expires_at`,
-        [record.name, record.chars, JSON.stringify(record.schemaHashes), record.expiresAt],
+        [record.name, record.principal, record.chars, JSON.stringify(record.schemaHashes), record.expiresAt],
       ]);
     },
     async getCachedPrefix(name, now) {
       const row = await database.first<CachedPrefixRow>([
-        "SELECT name, chars, schema_hashes, expires_at FROM cached_prefixes WHERE name = ?",
+        "SELECT name, principal, chars, schema_hashes, expires_at FROM cached_prefixes WHERE name = ?",
         [name],
       ]);
       if (row === undefined) return undefined;
@@ -218,7 +219,7 @@ export function sqlStore(database: SqlExecutor, dialect: SqlDialect = sqliteDial
         return undefined;
       }
       const schemaHashes = JSON.parse(row.schema_hashes) as string[];
-      return { name: row.name, chars: row.chars, schemaHashes, expiresAt: row.expires_at };
+      return { name: row.name, principal: row.principal, chars: row.chars, schemaHashes, expiresAt: row.expires_at };
     },
     async updateCachedPrefixExpiry(name, expiresAt) {
       await database.run(["UPDATE cached_prefixes SET expires_at = ? WHERE name = ?", [expiresAt, name]]);

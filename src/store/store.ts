@@ -5,6 +5,11 @@ import type { CallDecision, CallRecord } from "../record/call-record.js";
 export interface CachedPrefixRecord {
   /** The provider's name, e.g. `cachedContents/abc123`. */
   name: string;
+  /**
+   * The keyed hash of the credential of the call that created it (see `principalOf`); empty for a record kept
+   * before records had one, which is no one's.
+   */
+  principal: string;
   /** Code points of the cached system instruction, contents and tools, measured at creation. */
   chars: number;
   /** Canonical-JSON SHA-256 of every JSON object embedded in the cached text, for schema de-duplication. */

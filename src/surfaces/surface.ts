@@ -190,6 +190,13 @@ export interface ProxyEndpoint {
   listsModels?: boolean;
   /** The stored response a route names (`/responses/{id}/…`): only the principal whose session it is reaches it. */
   responseIdOf?(path: string): string;
+  /**
+   * The cached prefix a route names (e.g. `cachedContents/{id}`), undefined where the path names none well: under
+   * gateway keys only the principal that created it through the gateway reaches it.
+   */
+  cachedPrefixOf?(path: string): string | undefined;
+  /** A list of cached prefixes: under gateway keys the caller is shown only its own. */
+  listsCachedPrefixes?: CachedPrefixList;
   /** What the route does to an answer job the gateway runs under that id, answered from the gateway's state. */
   jobAction?: "retrieve" | "cancel" | "delete" | "input_items";
   /** The answer jobs whose objects the route shows. */
@@ -198,6 +205,18 @@ export interface ProxyEndpoint {
   prefixEffect?: PrefixEffectReader;
   /** The complete response a streamed event carries at the end of a stream, if this event does. */
   finalResponseOf?(event: JsonObject): JsonObject | undefined;
+}
+
+/** How a provider's list of cached prefixes names them, and the same list keeping only some of them. */
+export interface CachedPrefixList {
+  /** The name of each listed prefix, in order. */
+  namesOf(list: JsonObject): string[];
+  /** The list showing only the prefixes named in `kept`, its other members (e.g. its next page's token) as they are. */
+  keeping(list: JsonObject, kept: ReadonlySet<string>): JsonObject;
+  /** The token of the list's next page, if there is one. */
+  nextPageToken(list: JsonObject): string | undefined;
+  /** The query parameter that asks for the page of a token (e.g. `pageToken`). */
+  pageTokenParameter: string;
 }
 
 /** How to ask a provider for the token count of a prefix the gateway did not see created. */

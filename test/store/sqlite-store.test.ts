@@ -46,7 +46,13 @@ describe("sqliteStore", () => {
   it("reads back everything written after the store is closed and the file reopened", async () => {
     const path = freshPath();
     const version = policyVersion("investigation.bounded", sha("a"));
-    const prefix = { name: "cachedContents/abc", chars: 4_000, schemaHashes: [sha("d")], expiresAt: 10_000 };
+    const prefix = {
+      name: "cachedContents/abc",
+      principal: "p1",
+      chars: 4_000,
+      schemaHashes: [sha("d")],
+      expiresAt: 10_000,
+    };
     const history = { id: "resp_1", chars: 9_000, outputKnown: false, expiresAt: 10_000 };
     const first = sqliteStore(path);
     await first.savePolicyVersion(version);
@@ -121,8 +127,25 @@ describe("sqliteStore", () => {
     database
       .prepare("INSERT INTO response_histories (id, chars, expires_at) VALUES (?, ?, ?)")
       .run("resp_old", 9_000, 10_000);
+    database
+      .prepare("INSERT INTO cached_prefixes (name, chars, schema_hashes, expires_at) VALUES (?, ?, ?, ?)")
+      .run("cachedContents/old", 4_000, "[]", 10_000);
     database.close();
   }
+
+  it("upgrades a database of schema version 1, keeping its cached prefixes as no one's (an empty principal)", async () => {
+    const path = freshPath();
+    versionOneDatabase(path);
+    const store = sqliteStore(path);
+    expect(await store.getCachedPrefix("cachedContents/old", 0)).toEqual({
+      name: "cachedContents/old",
+      principal: "",
+      chars: 4_000,
+      schemaHashes: [],
+      expiresAt: 10_000,
+    });
+    await store.close();
+  });
 
   it("upgrades a database of schema version 1, keeping its response histories as counted with their output", async () => {
     const path = freshPath();

@@ -248,8 +248,20 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       };
 
       it("deletes what expired, ended or idled before its cutoff, and nothing else", async () => {
-        await store.putCachedPrefix({ name: "cachedContents/old", chars: 1, schemaHashes: [], expiresAt: 2_000 });
-        await store.putCachedPrefix({ name: "cachedContents/new", chars: 1, schemaHashes: [], expiresAt: 9_000 });
+        await store.putCachedPrefix({
+          name: "cachedContents/old",
+          principal: "p1",
+          chars: 1,
+          schemaHashes: [],
+          expiresAt: 2_000,
+        });
+        await store.putCachedPrefix({
+          name: "cachedContents/new",
+          principal: "p1",
+          chars: 1,
+          schemaHashes: [],
+          expiresAt: 9_000,
+        });
         await store.putResponseHistory({ id: "resp_old", chars: 1, outputKnown: true, expiresAt: 2_000 });
         await store.putResponseHistory({ id: "resp_new", chars: 1, outputKnown: true, expiresAt: 9_000 });
         const kept = { principal: "p1", text: "{}", pageChars: 10, createdAt: 0 };
@@ -302,6 +314,7 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
     describe("cached prefixes", () => {
       const prefix = {
         name: "cachedContents/abc123",
+        principal: "p-alice",
         chars: 48_000,
         schemaHashes: [sha("d"), sha("e")],
         expiresAt: 10_000,
@@ -314,6 +327,19 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
 
       it("returns undefined for an unknown name", async () => {
         expect(await store.getCachedPrefix("cachedContents/unknown", 0)).toBeUndefined();
+      });
+
+      it("keeps the principal a record was created for, and the latest one when the name is stored again", async () => {
+        await store.putCachedPrefix(prefix);
+        expect((await store.getCachedPrefix(prefix.name, 0))?.principal).toBe("p-alice");
+        await store.putCachedPrefix({ ...prefix, principal: "p-bob" });
+        expect((await store.getCachedPrefix(prefix.name, 0))?.principal).toBe("p-bob");
+      });
+
+      it("keeps the principal of a record whose expiry is updated", async () => {
+        await store.putCachedPrefix(prefix);
+        await store.updateCachedPrefixExpiry(prefix.name, 30_000);
+        expect((await store.getCachedPrefix(prefix.name, 20_000))?.principal).toBe("p-alice");
       });
 
       it("treats a record as absent from its expiry on", async () => {

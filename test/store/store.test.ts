@@ -40,7 +40,7 @@ describe("memoryStore bounds", () => {
   it("drops the oldest cached prefixes and response histories past maxEntries", async () => {
     const store = memoryStore({ maxEntries: 2 });
     for (const name of ["cachedContents/1", "cachedContents/2", "cachedContents/3"]) {
-      await store.putCachedPrefix({ name, chars: 1, schemaHashes: [], expiresAt: 10_000 });
+      await store.putCachedPrefix({ name, principal: "p1", chars: 1, schemaHashes: [], expiresAt: 10_000 });
     }
     for (const id of ["resp_1", "resp_2", "resp_3"]) {
       await store.putResponseHistory({ id, chars: 1, outputKnown: true, expiresAt: 10_000 });
@@ -53,10 +53,34 @@ describe("memoryStore bounds", () => {
 
   it("counts a cached prefix stored again as the newest", async () => {
     const store = memoryStore({ maxEntries: 2 });
-    await store.putCachedPrefix({ name: "cachedContents/1", chars: 1, schemaHashes: [], expiresAt: 10_000 });
-    await store.putCachedPrefix({ name: "cachedContents/2", chars: 1, schemaHashes: [], expiresAt: 10_000 });
-    await store.putCachedPrefix({ name: "cachedContents/1", chars: 2, schemaHashes: [], expiresAt: 10_000 });
-    await store.putCachedPrefix({ name: "cachedContents/3", chars: 1, schemaHashes: [], expiresAt: 10_000 });
+    await store.putCachedPrefix({
+      name: "cachedContents/1",
+      principal: "p1",
+      chars: 1,
+      schemaHashes: [],
+      expiresAt: 10_000,
+    });
+    await store.putCachedPrefix({
+      name: "cachedContents/2",
+      principal: "p1",
+      chars: 1,
+      schemaHashes: [],
+      expiresAt: 10_000,
+    });
+    await store.putCachedPrefix({
+      name: "cachedContents/1",
+      principal: "p1",
+      chars: 2,
+      schemaHashes: [],
+      expiresAt: 10_000,
+    });
+    await store.putCachedPrefix({
+      name: "cachedContents/3",
+      principal: "p1",
+      chars: 1,
+      schemaHashes: [],
+      expiresAt: 10_000,
+    });
     expect(await store.getCachedPrefix("cachedContents/1", 0)).toBeDefined();
     expect(await store.getCachedPrefix("cachedContents/2", 0)).toBeUndefined();
   });

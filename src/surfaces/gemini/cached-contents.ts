@@ -1,6 +1,6 @@
 import { emptyCall } from "../../logical-call.js";
-import type { Endpoint, MethodNotAllowed, PrefixEffect, PrefixEffectReader } from "../surface.js";
-import type { JsonObject } from "../wire-fields.js";
+import type { CachedPrefixList, Endpoint, MethodNotAllowed, PrefixEffect, PrefixEffectReader } from "../surface.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
 import { arrayOf, parameters, readBody, readTape } from "../wire-rules.js";
 import { content, generateContentMembers, message } from "./generate-content-body.js";
 
@@ -39,23 +39,56 @@ const create: Endpoint = {
   prefixEffect: effectOf("cached-content-created"),
 };
 
-const read: Endpoint = { kind: "proxy" };
-const patch: Endpoint = { kind: "proxy", prefixEffect: effectOf("cached-content-expiry") };
+/** The name an item route addresses as the provider gives names (`cachedContents/{id}`), its segment decoded. */
+function nameOf(path: string): string | undefined {
+  const name = itemRoute.exec(path)?.[2];
+  if (name === undefined) return undefined;
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A list's caches by their names (Gemini leaves `cachedContents` out of an empty list). */
+const cacheList: CachedPrefixList = {
+  namesOf: (list) =>
+    Array.isArray(list.cachedContents)
+      ? list.cachedContents.flatMap((cache) => (isObject(cache) && typeof cache.name === "string" ? [cache.name] : []))
+      : [],
+  keeping: (list, kept) => {
+    const { cachedContents, ...rest } = list;
+    if (!Array.isArray(cachedContents)) return rest;
+    const shown = cachedContents.filter(
+      (cache) => isObject(cache) && typeof cache.name === "string" && kept.has(cache.name),
+    );
+    return { ...rest, cachedContents: shown };
+  },
+  nextPageToken: (list) =>
+    typeof list.nextPageToken === "string" && list.nextPageToken !== "" ? list.nextPageToken : undefined,
+  pageTokenParameter: "pageToken",
+};
+
+const list: Endpoint = { kind: "proxy", listsCachedPrefixes: cacheList };
+const read: Endpoint = { kind: "proxy", cachedPrefixOf: nameOf };
+const patch: Endpoint = { kind: "proxy", cachedPrefixOf: nameOf, prefixEffect: effectOf("cached-content-expiry") };
 const remove: Endpoint = {
   kind: "proxy",
+  cachedPrefixOf: nameOf,
   prefixEffect: (_response, path) => {
-    const name = itemRoute.exec(path)?.[2];
+    const name = nameOf(path);
     return name === undefined ? undefined : { kind: "cached-content-deleted", name };
   },
 };
 
 /**
- * Gemini's cachedContents routes: create (measured, recorded under the returned name and
- * expiry), list and get (proxied), patch (the new expiry recorded), delete (forgotten).
+ * Gemini's cachedContents routes: create (measured, recorded under the returned name and expiry for the caller's
+ * principal), list and get (proxied), patch (the new expiry recorded), delete (forgotten). With gateway keys a
+ * caller lists, gets, patches and deletes only the caches it created through the gateway.
  */
 export function matchCachedContents(method: string, path: string): Endpoint | MethodNotAllowed | undefined {
   if (collectionRoute.test(path)) {
-    return method === "POST" ? create : method === "GET" ? read : notAllowed("GET, POST");
+    return method === "POST" ? create : method === "GET" ? list : notAllowed("GET, POST");
   }
   if (!itemRoute.test(path)) return undefined;
   return method === "GET"

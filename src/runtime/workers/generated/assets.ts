@@ -1306,5 +1306,11 @@ export const migrations: { name: string; statements: string[] }[] = [
       "ALTER TABLE case_policies ADD COLUMN invalid_answers INTEGER NOT NULL DEFAULT 0",
       "CREATE TABLE IF NOT EXISTS source_indexes (\n  principal TEXT NOT NULL,\n  id TEXT NOT NULL,\n  sources TEXT NOT NULL,\n  created_at INTEGER NOT NULL,\n  expires_at INTEGER NOT NULL,\n  PRIMARY KEY (principal, id)\n)"
     ]
+  },
+  {
+    "name": "0007_cached_prefix_principals.sql",
+    "statements": [
+      "ALTER TABLE cached_prefixes ADD COLUMN principal TEXT NOT NULL DEFAULT ''"
+    ]
   }
 ];
