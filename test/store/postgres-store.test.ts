@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NewerPostgresSchemaError, postgresSchemaVersion } from "../../src/runtime/node/postgres-store.js";
@@ -43,6 +43,28 @@ if (postgresUrl === "") {
       const { rows } = await client.query("SELECT version FROM promptgate_schema");
       await client.end();
       expect(rows).toEqual([{ version: postgresSchemaVersion }]);
+    });
+
+    it("upgrades a database of schema version 6, keeping its cached prefixes as no one's (an empty principal)", async () => {
+      const url = await freshDatabase();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(readFileSync("migrations/postgres/0006_initial.sql", "utf8"));
+      await client.query("CREATE TABLE promptgate_schema (version INTEGER NOT NULL)");
+      await client.query("INSERT INTO promptgate_schema (version) VALUES (6)");
+      await client.query(
+        "INSERT INTO cached_prefixes (name, chars, schema_hashes, expires_at) VALUES ('cachedContents/old', 4000, '[]', 10000)",
+      );
+      await client.end();
+      const store = await testPostgresStore(url);
+      expect(await store.getCachedPrefix("cachedContents/old", 0)).toEqual({
+        name: "cachedContents/old",
+        principal: "",
+        chars: 4_000,
+        schemaHashes: [],
+        expiresAt: 10_000,
+      });
+      await store.close();
     });
 
     it("refuses a database a newer promptgate migrated", async () => {
