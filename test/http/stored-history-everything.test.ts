@@ -36,7 +36,7 @@ describe("stored Responses history", () => {
       apiKey: "sk-client",
       baseURL: "http://gateway.test/policies/investigation.bounded/openai/v1",
       maxRetries: 0,
-      fetch: (url, init) => app.request(String(url), init as RequestInit),
+      fetch: async (url, init) => app.request(String(url), init as RequestInit),
     });
     const input: OpenAI.Responses.ResponseInputItem[] = [
       { role: "user", content: "u".repeat(500) },
