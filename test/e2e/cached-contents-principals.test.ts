@@ -196,6 +196,11 @@ describe("key B and key A's cached contents, on every route and method with raw 
       },
       {
         method: "POST",
+        path: `/${version}/models/gemini-test:generateContent`,
+        body: { contents: [{ role: "user", parts: [{ text: "Repeat." }] }], cached_content: name },
+      },
+      {
+        method: "POST",
         path: `/${version}/models/gemini-test:streamGenerateContent?alt=sse`,
         body: { contents: [{ role: "user", parts: [{ text: "Repeat." }] }], cachedContent: name },
       },
