@@ -170,7 +170,14 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   const { prepared, measurements, route } = answered;
   const size = (measurements.provider ?? measurements.preflight) as PromptSize;
   const answeredTurn =
-    turn === undefined ? undefined : { turn, translated: route.translation !== undefined, policy: policy.ref };
+    turn === undefined
+      ? undefined
+      : {
+          turn,
+          translated: route.translation !== undefined,
+          policy: policy.ref,
+          fallbackModel: answered === first ? undefined : answered.route.entry?.name,
+        };
   return finishAnswer({
     turn: answeredTurn,
     citations,

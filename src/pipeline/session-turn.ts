@@ -285,6 +285,8 @@ export interface AnsweredTurn {
   translated: boolean;
   /** The policy version the turn ran under. */
   policy: string;
+  /** The model that answered in place of the one asked for, when a fallback did. */
+  fallbackModel?: string | undefined;
 }
 
 /** A stored response's history as the answer left it: its id, cumulative size and expiry. */
@@ -292,7 +294,7 @@ export type StoredHistory = Pick<ResponseHistoryRecord, "id" | "chars" | "output
 
 /**
  * Keeps a turn's stored response, before its id reaches the client: a first turn starts its session (the settings
- * it ran with become the session's), a later one notes its time; the response says which session and response it
+ * it ran with become the session's, the model that answered among them), a later one notes its time; the response says which session and response it
  * continues and, where the gateway holds the history, carries this turn's input and output items.
  */
 export async function keepTurn(deps: Deps, answered: AnsweredTurn, stored: StoredHistory, answer: JsonObject) {
@@ -301,7 +303,9 @@ export async function keepTurn(deps: Deps, answered: AnsweredTurn, stored: Store
   const held = turn.session?.held ?? answered.translated;
   const session = turn.session?.id ?? stored.id;
   if (turn.session === undefined) {
-    const { model, reasoning, profile } = turn.settings;
+    const { reasoning, profile } = turn.settings;
+    // The session runs on the model that answered its first turn: a fallback's, where one answered.
+    const model = answered.fallbackModel ?? turn.settings.model;
     const started = await deps.store.putSession({
       id: session,
       principal: turn.principal,

@@ -449,6 +449,46 @@ describe("one fallback within the deadline", () => {
     ]);
   });
 
+  it("pins a session to the model that answered its first turn after a fallback", async () => {
+    harness.upstream.answerWith((request, response) => {
+      if (request.url.startsWith("/gemini/")) {
+        answerJson(response, 429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } });
+        return;
+      }
+      answerJson(response, 200, {
+        id: `msg_${harness.upstream.received.length}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-haiku-4-5",
+        content: [{ type: "text", text: "From the fallback." }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 5, output_tokens: 4 },
+      });
+    });
+    const first = await client.responses.create({ model: "fast", input: "Hello" });
+    harness.upstream.received.length = 0;
+    const next = await client.responses
+      .create({
+        input: "And then?",
+        previous_response_id: first.id,
+      } as OpenAI.Responses.ResponseCreateParamsNonStreaming)
+      .withResponse();
+    expect(harness.upstream.received.map((request) => request.url)).toEqual(["/anthropic/v1/messages"]);
+    expect(next.response.headers.get("x-promptgate-model-fallback")).toBeNull();
+    const named = await client.responses.create({
+      model: "claude-haiku-4-5",
+      input: "Once more.",
+      previous_response_id: next.data.id,
+    });
+    expect(named.output_text).toBe("From the fallback.");
+    const refused = await client.responses
+      .create({ model: "fast", input: "Back?", previous_response_id: named.id })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("SESSION_SETTINGS_CHANGED");
+  });
+
   it("never falls back on a provider's own API, which reaches its own provider only", async () => {
     harness.upstream.answerWith((_request, response) =>
       answerJson(response, 429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } }),
