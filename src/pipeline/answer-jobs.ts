@@ -1,5 +1,5 @@
 import type { Deps, JobHost } from "../deps.js";
-import { classOfStatus, upstreamErrorMessages } from "../errors/error-classes.js";
+import { classOfStatus, transientClasses, upstreamErrorMessages } from "../errors/error-classes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { hex } from "../json/sha256-hex.js";
 import {
@@ -48,9 +48,12 @@ function shown(job: JobRecord): JsonObject {
   const response = isObject(job.response) ? job.response : {};
   const at = (time: number | undefined) => (time === undefined ? undefined : new Date(time).toISOString());
   const times = { created_at: at(job.createdAt), started_at: at(job.startedAt), ended_at: at(job.endedAt) };
-  // A failed job names the ref of its failure, by which its record and log line are found.
-  const ref = job.error?.ref === undefined || job.error.ref === "" ? {} : { ref: job.error.ref };
-  return { ...response, promptgate: { job: { state: job.state, ...times, ...ref } } };
+  // A failed job names the ref of its failure, by which its record and log line are found, and whether its class is
+  // one a client may retry.
+  const error = job.error;
+  const ref = error?.ref === undefined || error.ref === "" ? {} : { ref: error.ref };
+  const retryable = error === undefined ? {} : { retryable: transientClasses.has(error.code) };
+  return { ...response, promptgate: { job: { state: job.state, ...times, ...ref, ...retryable } } };
 }
 
 function json(body: unknown, status: number, headers: Record<string, string>): Response {

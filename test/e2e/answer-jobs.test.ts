@@ -121,6 +121,7 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
     // The failure's ref is the run's record.
     const ref = (done.promptgate.job as { ref?: string }).ref;
     expect(ref).toMatch(/^ref_[0-9a-f]{16}$/);
+    expect(done.promptgate.job).toMatchObject({ retryable: false });
     expect(gateway.records.find((record) => record.ref === ref)).toMatchObject({
       job: created.id,
       error: "SESSION_EXPIRED",
@@ -204,7 +205,11 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
 
     gateway.clock.now += 301_000;
     const late = await pollUntil(client, third.id, ended);
-    expect(late).toMatchObject({ status: "failed", error: { code: "timeout" } });
+    expect(late).toMatchObject({
+      status: "failed",
+      error: { code: "timeout" },
+      promptgate: { job: { retryable: true } },
+    });
     release();
     expect((await pollUntil(client, first.id, ended)).status).toBe("completed");
     // Neither queued job reached the provider.
