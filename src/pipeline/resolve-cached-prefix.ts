@@ -49,8 +49,8 @@ export async function resolveCachedPrefix(
         call.responseSchema === undefined ? undefined : await sha256Hex(canonicalJson(call.responseSchema));
       return { chars: record.chars, estimated: false, containsSchema: record.schemaHashes.includes(schemaHash ?? "") };
     }
-    // Every caller shares the provider key: asking the provider about the name, or sending the call, would reach
-    // a cache that is not the caller's. Refused whatever the policy, as an unknown name is.
+    // With gateway keys every caller shares the provider key: asking the provider about the name, or sending the
+    // call, could reach a cache that is not the caller's. Refused whatever the policy.
     if (gatewayGuardsPrefixes(deps)) throw unknownPrefix();
   } else if (reference.kind === "previous-response") {
     const record = await deps.store.getResponseHistory(reference.id, now);
