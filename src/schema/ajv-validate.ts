@@ -1,13 +1,32 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
+import type { AjvBudget } from "./ajv-budget.js";
+import { ajvBudget, stepsForAnswer, ValidationBudgetExhausted } from "./validation-budget.js";
 import type { ValidatorError } from "./validator-error.js";
 
 /**
  * An Ajv validate function (compiled at run time, or standalone code written at build time) as the neutral
  * validate function of `CompiledValidator`. Only types come from Ajv here: Workers bundle this file without Ajv.
+ * Throws `ValidationBudgetExhausted` when the answer takes more work than one validation may (see ajv-budget.ts).
  */
 export function ajvValidate(validate: ValidateFunction): (answer: unknown) => readonly ValidatorError[] {
+  const run = (answer: unknown, steps: number): boolean | "exhausted" => {
+    const budget: AjvBudget = { steps };
+    try {
+      return validate.call(budget, answer) as boolean;
+    } catch (error) {
+      if (error === budget) return "exhausted";
+      throw error;
+    }
+  };
   return function validateWithAjv(answer) {
-    if (validate(answer)) return [];
+    let outcome = run(answer, ajvBudget.base);
+    // A large answer may take more, in proportion to its size: counted only for an answer that needs it.
+    if (outcome === "exhausted") {
+      const steps = stepsForAnswer(answer, ajvBudget);
+      outcome = steps > ajvBudget.base ? run(answer, steps) : outcome;
+    }
+    if (outcome === "exhausted") throw new ValidationBudgetExhausted();
+    if (outcome) return [];
     return withoutContainedItems(validate.errors ?? []);
   };
 }

@@ -2,6 +2,7 @@ import { Ajv, type CodeOptions, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { budgetedReferences } from "./ajv-budget.js";
 import { ajvValidate } from "./ajv-validate.js";
 import { type CompiledValidator, guardedCompile, type SchemaCompiling } from "./compiled-validator.js";
 import { type PreparedSchema, preparedSchema, type SchemaDialect } from "./prepare-schema.js";
@@ -98,12 +99,15 @@ export function createAjv(dialect: SchemaDialect, discriminator: boolean, code?:
     messages: false,
     // Ajv's pass that prunes unused names costs half of a large schema's compile time and saves no check.
     code: { optimize: false, ...code },
+    // The work budget of one validation is `this` of Ajv's code (see budgetedReferences).
+    passContext: true,
   };
   const ajv =
     dialect === "draft-07" ? new Ajv(options) : dialect === "2019-09" ? new Ajv2019(options) : new Ajv2020(options);
   // The formats only: ajv-formats' formatMinimum and kin are no JSON Schema keywords, and are ignored as vendor
   // keywords are, on Node as by the interpretive validator on Workers.
   addFormats.default(ajv, { keywords: false });
+  budgetedReferences(ajv);
   return ajv;
 }
 

@@ -151,8 +151,12 @@ export function locate(root: unknown, data: unknown, path: readonly string[]): L
       instance = undefined;
     }
     const childInstance = instance;
-    all = children(all).flatMap((child) => applicableNodes(child, childInstance, root, "all"));
-    primary = children(primary).flatMap((child) => applicableNodes(child, childInstance, root, "primary"));
+    // Each node once: alternatives that lead to the same schema (a `$ref` chain of unions) would multiply the nodes
+    // at every step down the path.
+    all = [...new Set(children(all).flatMap((child) => applicableNodes(child, childInstance, root, "all")))];
+    primary = [
+      ...new Set(children(primary).flatMap((child) => applicableNodes(child, childInstance, root, "primary"))),
+    ];
   }
   return { segments, all, primary, instance };
 }

@@ -8,6 +8,8 @@ import { withoutUnevaluatedEchoes } from "./diagnose-unevaluated.js";
 import { type Issue, issuesOf } from "./diagnose-unions.js";
 import { escapePointerToken, pointerTokens } from "./json-pointer.js";
 import { jsonTypeOf } from "./schema-nodes.js";
+import { cutShort, maxCollectedErrors, maxReadErrors, ValidationBudgetExhausted } from "./validation-budget.js";
+import type { ValidatorError } from "./validator-error.js";
 
 /** One sanitized failure of an answer (contract section 6): schema text and positions only, never answer values. */
 export interface ValidationError {
@@ -59,6 +61,13 @@ function tooDeep(levels: number): Validation {
   };
 }
 
+/** The first error of an answer whose validation ran out of its work budget, or whose errors were too many. */
+const cutShortError: ValidationError = {
+  validation_path: "",
+  validation_keyword: "budget",
+  hint: "The answer was not checked in full within the work one validation may take; the detail was cut short.",
+};
+
 /** Parses an answer and validates it against the full schema (see `compiledValidator` for the schema's own errors). */
 export function validateAnswer(schema: unknown, answerText: string): Validation {
   const compiled = compiledValidator(schema);
@@ -91,6 +100,8 @@ export function validateParsedAnswer(
   } catch (error) {
     // A stack exhausted by recursion (a deep answer, a schema that recurses without end) is an outcome, not a 500.
     if (error instanceof RangeError) return tooDeep(compiled.maxDepth ?? maxAnswerDepth);
+    // So is a validation that would take longer than any answer should (see validation-budget.ts).
+    if (ValidationBudgetExhausted.isInstance(error)) return { valid: false, errors: [cutShortError] };
     throw error;
   }
 }
@@ -108,8 +119,9 @@ function valueNestsDeeperThan(value: unknown, limit: number): boolean {
 }
 
 function validateWithin(compiled: CompiledValidator, answer: unknown): Validation {
-  const failures = compiled.validate(answer);
-  if (failures.length === 0) return { valid: true, errors: [] };
+  const reported = compiled.validate(answer);
+  if (reported.length === 0) return { valid: true, errors: [] };
+  const { failures, complete } = collected(reported);
   // In document order, and at one place in schema order: validators report in orders of their own.
   const issues = mergeRequired(
     issuesOf(withoutUnevaluatedEchoes(failures, compiled.schema, answer), compiled.schema, answer).sort(
@@ -123,11 +135,35 @@ function validateWithin(compiled: CompiledValidator, answer: unknown): Validatio
   }
   const errors = [...described.values()]
     .sort((a, b) => comparePaths(a.validation_path, b.validation_path))
-    .slice(0, maxErrors);
+    .slice(0, complete ? maxErrors : maxErrors - 1);
+  if (!complete) errors.unshift(cutShortError);
   if (errors.length === 0) {
     errors.push({ validation_path: "", validation_keyword: "schema", hint: "The answer does not match the schema." });
   }
   return { valid: false, errors };
+}
+
+/**
+ * A validator's errors, each once, at most `maxCollectedErrors` of them, and whether that is all of them. A union
+ * the answer fails in every alternative, reached by many paths through other unions, is reported once per path.
+ */
+function collected(reported: readonly ValidatorError[]): { failures: ValidatorError[]; complete: boolean } {
+  const failures = new Map<string, ValidatorError>();
+  let complete = reported.length <= maxReadErrors;
+  for (const error of reported.slice(0, maxReadErrors)) {
+    if (error === cutShort) {
+      complete = false;
+      continue;
+    }
+    const key = `${error.instancePath}\u0000${error.schemaPath}\u0000${error.keyword}\u0000${error.propertyName ?? ""}\u0000${JSON.stringify(error.params)}`;
+    if (failures.has(key)) continue;
+    if (failures.size === maxCollectedErrors) {
+      complete = false;
+      break;
+    }
+    failures.set(key, error);
+  }
+  return { failures: [...failures.values()], complete };
 }
 
 /** The same form for a provider that rejected the response schema itself or its own answer. */

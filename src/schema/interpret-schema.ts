@@ -7,6 +7,7 @@ import { neutralErrors } from "./interpreted-errors.js";
 import { alignFormats } from "./interpreted-formats.js";
 import { type MetaSchema, metaSchema, metaValid } from "./meta-schemas.js";
 import type { SchemaDialect } from "./prepare-schema.js";
+import { cutShort, interpretedBudget, stepsForAnswer, ValidationBudgetExhausted } from "./validation-budget.js";
 import type { ValidatorError } from "./validator-error.js";
 
 // Validation without code generation, for Workers (which forbid it during a request) and wherever else it is asked
@@ -27,6 +28,9 @@ export const interpretedBytesPerSchemaChar = 24;
  * the engine's optimisation goes. A fixed bound below that gives every run the same outcome.
  */
 export const interpretedMaxDepth = 256;
+
+/** At most this many of the validator's errors are made Ajv's (each costs a pass over the others). */
+const maxCollectedUnits = 500;
 
 /** Compiling by interpretation: the meta-schemas of the three dialects are read once, on first use. */
 export function interpretedSchemaCompiling(): SchemaCompiling {
@@ -85,9 +89,31 @@ function interpretedValidate(copy: InterpretedSchema, discriminators: boolean) {
 
 function errorsOf(copy: InterpretedSchema, answer: unknown, discriminators: boolean): readonly ValidatorError[] {
   // Most answers are valid: the first pass stops at the first failure, the second collects them all.
-  if (validate(answer, copy.root, "2020-12", copy.lookup, true).valid) return [];
-  const { errors } = validate(answer, copy.root, "2020-12", copy.lookup, false);
-  return neutralErrors(errors, copy, answer, discriminators);
+  if (validate(answer, copy.root, "2020-12", budgeted(copy.lookup, answer), true).valid) return [];
+  const { errors } = validate(answer, copy.root, "2020-12", budgeted(copy.lookup, answer), false);
+  if (errors.length <= maxCollectedUnits) return neutralErrors(errors, copy, answer, discriminators);
+  // The validator lists an applicator before the failures inside it: the first ones are a consistent part.
+  return [...neutralErrors(errors.slice(0, maxCollectedUnits), copy, answer, discriminators), cutShort];
+}
+
+/**
+ * The references of the schema as the validator follows them, each one step of the work budget of one pass (see
+ * validation-budget.ts): the validator resolves every `$ref` it follows by a lookup there.
+ */
+function budgeted(lookup: InterpretedSchema["lookup"], answer: unknown): InterpretedSchema["lookup"] {
+  let steps = interpretedBudget.base;
+  let extended = false;
+  return new Proxy(lookup, {
+    get(target, uri, receiver) {
+      if (--steps < 0 && !extended) {
+        // A large answer may take more, in proportion to its size: counted only for an answer that needs it.
+        extended = true;
+        steps += stepsForAnswer(answer, interpretedBudget) - interpretedBudget.base;
+      }
+      if (steps < 0) throw new ValidationBudgetExhausted();
+      return Reflect.get(target, uri, receiver);
+    },
+  });
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

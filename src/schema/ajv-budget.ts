@@ -1,0 +1,35 @@
+import type { KeywordCxt, KeywordDefinition } from "ajv";
+import { _ } from "ajv";
+import type { AjvInstance } from "./compile-schema.js";
+
+/** The keywords through which Ajv's code calls the code of another schema, and so can repeat itself. */
+const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"];
+
+/**
+ * What Ajv's code is called with as `this` (option `passContext`): the work left, in references followed. Code
+ * compiled with `budgetedReferences` throws the context itself when it runs out.
+ */
+export interface AjvBudget {
+  steps: number;
+}
+
+/**
+ * Makes every reference Ajv follows spend one step of the budget its code was called with (see ajvValidate): Ajv's
+ * own definitions of the reference keywords, with a countdown before them. Code called without one spends nothing.
+ */
+export function budgetedReferences(ajv: AjvInstance): void {
+  for (const keyword of referenceKeywords) {
+    const definition = ajv.getKeyword(keyword);
+    const code = typeof definition === "object" && "code" in definition ? definition.code : undefined;
+    if (typeof definition !== "object" || code === undefined) continue;
+    ajv.removeKeyword(keyword);
+    const budgeted: KeywordDefinition = {
+      ...definition,
+      code(cxt: KeywordCxt, ruleType?: string) {
+        cxt.gen.if(_`this !== undefined && --this.steps < 0`, () => cxt.gen.throw(_`this`));
+        code(cxt, ruleType);
+      },
+    };
+    ajv.addKeyword(budgeted);
+  }
+}
