@@ -17,6 +17,13 @@ const inertKeywords = new Set([...annotationKeywords, "$defs", "definitions", "$
 /** Inlining stops past this many schema nodes (a schema that reuses big definitions often). */
 const nodeBudget = 20_000;
 
+/**
+ * Nor may it multiply the schema: a chain of unions whose alternatives all refer to the next link grows by their
+ * number at every link (4 alternatives, 6 links: 4,096 copies of the last), and so would the time to compile it.
+ * Real schemas grow by 3 times at most; this allows a fixed part and 8 times the nodes of the schema.
+ */
+const growthBudget = { base: 2_000, perNode: 8 };
+
 class NotInlinable extends Error {}
 
 /**
@@ -29,7 +36,7 @@ class NotInlinable extends Error {}
  */
 export function inlineLocalRefs(schema: SchemaNode): SchemaNode | undefined {
   const rootId = typeof schema.$id === "string" ? schema.$id.replace(/#$/, "") : undefined;
-  let budget = nodeBudget;
+  let budget = Math.min(nodeBudget, growthBudget.base + growthBudget.perNode * schemaNodes(schema));
   let foreignRefs = false;
 
   const localRef = (ref: string): string | undefined => {
@@ -91,4 +98,17 @@ export function inlineLocalRefs(schema: SchemaNode): SchemaNode | undefined {
     if (error instanceof NotInlinable) return undefined;
     throw error;
   }
+}
+
+/** The objects and arrays of a schema, itself included; walked without recursion. */
+function schemaNodes(schema: SchemaNode): number {
+  let count = 0;
+  const pending: unknown[] = [schema];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== "object" || node === null) continue;
+    count += 1;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) pending.push(child);
+  }
+  return count;
 }

@@ -30,7 +30,7 @@ export const interpretedBytesPerSchemaChar = 24;
 export const interpretedMaxDepth = 256;
 
 /** At most this many of the validator's errors are made Ajv's (each costs a pass over the others). */
-const maxCollectedUnits = 500;
+const maxCollectedUnits = 250;
 
 /** Compiling by interpretation: the meta-schemas of the three dialects are read once, on first use. */
 export function interpretedSchemaCompiling(): SchemaCompiling {

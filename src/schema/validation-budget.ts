@@ -15,7 +15,7 @@ export interface ValidationBudget {
 export const ajvBudget: ValidationBudget = { base: 20_000, perNode: 8 };
 
 /** The interpretive validator, per pass: ~5–20 µs a reference where every alternative fails. */
-export const interpretedBudget: ValidationBudget = { base: 3_000, perNode: 4 };
+export const interpretedBudget: ValidationBudget = { base: 2_000, perNode: 4 };
 
 /** At most this many distinct errors of a validator are described; past it, the diagnostics say they were cut short. */
 export const maxCollectedErrors = 500;
