@@ -5,6 +5,7 @@ import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken } from "./http/keys.js";
 import { bodyReaderOf, parseJsonBody } from "./http/read-body.js";
 import type { RouteEnv } from "./http/route-env.js";
+import { sha256Hex } from "./json/sha256-hex.js";
 import { isGatewayKey } from "./pipeline/authorize-call.js";
 import { callLabels } from "./pipeline/call-labels.js";
 import { sourceIndexId } from "./pipeline/call-sources.js";
@@ -13,8 +14,18 @@ import { principalOf } from "./pipeline/principal.js";
 import type { CallRecord } from "./record/call-record.js";
 import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
 import { codePoints } from "./window/code-points.js";
-import { buildContext, type Chunk, type ContextOptions } from "./window/context-builder.js";
-import { checkpointDue, defaultPageChars, fragment, maxPageChars, pagesOf } from "./window/fragment.js";
+import { buildContext, type Chunk, type ContextOptions, contextRequestLimits } from "./window/context-builder.js";
+import {
+  checkpointDue,
+  defaultPageChars,
+  fragmentAnswerLimits,
+  isPageSize,
+  maxPageChars,
+  minPageChars,
+  pageOf,
+  pagesOf,
+  pagingOf,
+} from "./window/fragment.js";
 import { describeSchema, SchemaExpansionError } from "./window/signature.js";
 
 /**
@@ -43,14 +54,24 @@ export function windowRoutes(deps: Deps): Hono<RouteEnv> {
     if (!isObject(body) || !("value" in body)) {
       throw invalidRequest("The body must be a JSON object with the value to cut into pages under 'value'.", "value");
     }
-    const pageChars = body.page_chars ?? undefined;
-    if (
-      pageChars !== undefined &&
-      (!Number.isInteger(pageChars) || (pageChars as number) < 1 || (pageChars as number) > maxPageChars)
-    ) {
-      throw invalidRequest(`'page_chars' must be a whole number from 1 to ${maxPageChars}.`, "page_chars");
+    const pageChars = pageCharsOf(body.page_chars ?? defaultPageChars);
+    const serialized = JSON.stringify(body.value);
+    const { total, pages } = pagingOf(serialized, pageChars);
+    if (total > fragmentAnswerLimits.maxChars) {
+      throw invalidRequest(
+        `One answer pages at most ${fragmentAnswerLimits.maxChars} characters of compact JSON; keep a larger value ` +
+          "as evidence (PUT /promptgate/window/evidence/{id}) and recall its pages one at a time.",
+        "value",
+      );
     }
-    const fragments = await fragment(body.value, pageChars === undefined ? {} : { pageChars: pageChars as number });
+    if (pages > fragmentAnswerLimits.maxPages) {
+      throw invalidRequest(
+        `One answer holds at most ${fragmentAnswerLimits.maxPages} pages; ask for larger pages ('page_chars', ` +
+          `up to ${maxPageChars}).`,
+        "page_chars",
+      );
+    }
+    const fragments = await pagesOf(serialized, pageChars);
     return c.json({ fragments }, 200, { "x-promptgate-ref": c.get("ref") });
   });
 
@@ -108,10 +129,7 @@ export function windowRoutes(deps: Deps): Hono<RouteEnv> {
       throw invalidRequest("An evidence id is 1 to 64 letters, digits, '_', '.' or '-' (e.g. E000001).", "id");
     }
     const query = c.req.query("page_chars");
-    const pageChars = query === undefined ? defaultPageChars : Number(query);
-    if (!Number.isInteger(pageChars) || pageChars < 1 || pageChars > maxPageChars) {
-      throw invalidRequest(`'page_chars' must be a whole number from 1 to ${maxPageChars}.`, "page_chars");
-    }
+    const pageChars = pageCharsOf(query === undefined ? defaultPageChars : Number(query));
     const body = await jsonBodyOf(deps, c);
     const text = JSON.stringify(body);
     const now = deps.now().getTime();
@@ -127,13 +145,13 @@ export function windowRoutes(deps: Deps): Hono<RouteEnv> {
     }
     const expiresAt = now + evidenceKeptMs;
     await deps.store.putEvidence({ principal, id, text, pageChars, createdAt: now, expiresAt });
-    const [first] = await pagesOf(text, pageChars);
+    const { total, pages } = pagingOf(text, pageChars);
     const kept = {
       id,
-      pages: first?.pages ?? 1,
+      pages,
       page_chars: pageChars,
-      total_chars: first?.total_chars ?? 0,
-      sha256: first?.sha256 ?? "",
+      total_chars: total,
+      sha256: await sha256Hex(text),
       expires_at: new Date(expiresAt).toISOString(),
     };
     return c.json(kept, 200, { "x-promptgate-ref": c.get("ref") });
@@ -181,11 +199,12 @@ export function windowRoutes(deps: Deps): Hono<RouteEnv> {
           },
         );
       }
-      const pages = await pagesOf(kept.text, kept.pageChars);
-      record.recall.pages = pages.length;
-      const chosen = pages[page];
+      // One page is cut, however many the evidence has (a result kept before pages had a minimum size may have many).
+      const { pages } = pagingOf(kept.text, kept.pageChars);
+      record.recall.pages = pages;
+      const chosen = await pageOf(kept.text, kept.pageChars, page);
       if (chosen === undefined) {
-        throw new GatewayError("PAGE_OUT_OF_RANGE", 400, `The evidence has ${pages.length} pages, numbered from 0.`, {
+        throw new GatewayError("PAGE_OUT_OF_RANGE", 400, `The evidence has ${pages} pages, numbered from 0.`, {
           param: "page",
         });
       }
@@ -199,6 +218,14 @@ export function windowRoutes(deps: Deps): Hono<RouteEnv> {
     }
   });
   return window;
+}
+
+/** A page size as asked for (a body member or a query parameter), checked. */
+function pageCharsOf(value: unknown): number {
+  if (!isPageSize(value)) {
+    throw invalidRequest(`'page_chars' must be a whole number from ${minPageChars} to ${maxPageChars}.`, "page_chars");
+  }
+  return value;
 }
 
 /** The principal of a toolkit request: the keyed hash of its bearer key (none is one principal too). */
@@ -287,12 +314,19 @@ function recallRecord(deps: Deps, request: Request, ref: string): CallRecord {
 
 /** The chunks of a context request, each checked: text and source strings, a finite score, a page if any. */
 function chunksOf(value: unknown): Chunk[] {
-  if (!Array.isArray(value))
-    throw invalidRequest("'chunks' must be an array of {text, source, page?, score}.", "chunks");
+  const { maxChunks, maxTextChars } = contextRequestLimits;
+  if (!Array.isArray(value) || value.length > maxChunks) {
+    throw invalidRequest(`'chunks' must be an array of at most ${maxChunks} {text, source, page?, score}.`, "chunks");
+  }
+  let textChars = 0;
   return value.map((item, index) => {
     const at = `chunks[${index}]`;
     if (!isObject(item) || typeof item.text !== "string" || typeof item.source !== "string") {
       throw invalidRequest(`'${at}' must have a string 'text' and 'source'.`, at);
+    }
+    textChars += codePoints(item.text);
+    if (textChars > maxTextChars) {
+      throw invalidRequest(`The chunks' texts may hold at most ${maxTextChars} characters in all.`, "chunks");
     }
     if (typeof item.score !== "number" || !Number.isFinite(item.score)) {
       throw invalidRequest(`'${at}.score' must be a number.`, `${at}.score`);
@@ -307,11 +341,12 @@ function chunksOf(value: unknown): Chunk[] {
 
 /** The options of a context request, each checked. */
 function contextOptionsOf(body: JsonObject): ContextOptions {
-  const whole = (name: string, minimum: number): number | undefined => {
+  const whole = (name: string, minimum: number, maximum = Number.MAX_SAFE_INTEGER): number | undefined => {
     const value = body[name];
     if (value === undefined) return undefined;
-    if (!Number.isInteger(value) || (value as number) < minimum) {
-      throw invalidRequest(`'${name}' must be a whole number of at least ${minimum}.`, name);
+    if (!Number.isInteger(value) || (value as number) < minimum || (value as number) > maximum) {
+      const range = maximum === Number.MAX_SAFE_INTEGER ? `of at least ${minimum}` : `from ${minimum} to ${maximum}`;
+      throw invalidRequest(`'${name}' must be a whole number ${range}.`, name);
     }
     return value as number;
   };
@@ -319,9 +354,9 @@ function contextOptionsOf(body: JsonObject): ContextOptions {
   if (limitChars === undefined)
     throw invalidRequest("'limit_chars' is required: the block's size in characters.", "limit_chars");
   const options: ContextOptions = { limitChars };
-  const topK = whole("top_k", 1);
+  const topK = whole("top_k", 1, contextRequestLimits.maxTopK);
   if (topK !== undefined) options.topK = topK;
-  const maxPerDocument = whole("max_per_document", 1);
+  const maxPerDocument = whole("max_per_document", 1, contextRequestLimits.maxPerDocument);
   if (maxPerDocument !== undefined) options.maxPerDocument = maxPerDocument;
   if (body.similarity !== undefined) {
     if (typeof body.similarity !== "number" || body.similarity < 0 || body.similarity > 1) {

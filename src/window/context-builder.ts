@@ -1,4 +1,5 @@
 import { codePoints } from "./code-points.js";
+import { nearDuplicates } from "./near-duplicates.js";
 
 /** A retrieved passage: its text, where it comes from, and how relevant the retrieval found it. */
 export interface Chunk {
@@ -51,19 +52,19 @@ export interface ContextBlock {
   chars: number;
 }
 
+/**
+ * What one request to `POST /promptgate/window/context` may hand in: chunks, their text in code points, and the
+ * passages it may ask for in all and per document. A retrieval hands in tens of chunks and asks for about 8.
+ */
+export const contextRequestLimits = {
+  maxChunks: 1_000,
+  maxTextChars: 1_000_000,
+  maxTopK: 100,
+  maxPerDocument: 100,
+} as const;
+
 /** The separator between passages (seed 002). */
 export const contextSeparator = "\n\n---\n\n";
-
-function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-}
-
-function jaccard(left: Set<string>, right: Set<string>): number {
-  if (left.size === 0 && right.size === 0) return 1;
-  let shared = 0;
-  for (const word of left) if (right.has(word)) shared += 1;
-  return shared / (left.size + right.size - shared);
-}
 
 /**
  * Seed 002's bounded context: chunks chosen by relevance (ties: by source, page, then input place), at most
@@ -90,7 +91,10 @@ export function buildContext(chunks: readonly Chunk[], options: ContextOptions):
         a.index - b.index,
     );
   const perDocument = new Map<string, number>();
-  const chosenWords: Set<string>[] = [];
+  const chosen = nearDuplicates(
+    chunks.map((chunk) => chunk.text),
+    threshold,
+  );
   const parts: string[] = [];
   const selected: SelectedChunk[] = [];
   const sources: { n: number; reference: string }[] = [];
@@ -98,16 +102,16 @@ export function buildContext(chunks: readonly Chunk[], options: ContextOptions):
   for (const { chunk, index } of order) {
     if (selected.length >= topK) break;
     if ((perDocument.get(chunk.source) ?? 0) >= maxPerDocument) continue;
-    const chunkWords = words(chunk.text);
-    if (chosenWords.some((other) => jaccard(chunkWords, other) >= threshold)) continue;
     const n = selected.length + 1;
     const reference = `${chunk.source}${chunk.page === undefined ? "" : `, ${pageLabel} ${chunk.page}`}`;
     const part = `[${label} ${n}: ${reference}]\n${chunk.text}`;
     const added = codePoints(part) + (parts.length === 0 ? 0 : codePoints(contextSeparator));
+    // The cheap checks first: a passage that does not fit is passed over before its words are read.
     if (chars + added > options.limitChars) continue;
+    if (chosen.isNearDuplicate(index)) continue;
     parts.push(part);
     chars += added;
-    chosenWords.push(chunkWords);
+    chosen.choose(index);
     perDocument.set(chunk.source, (perDocument.get(chunk.source) ?? 0) + 1);
     selected.push({
       n,

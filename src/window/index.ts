@@ -10,10 +10,19 @@ export {
   type Chunk,
   type ContextBlock,
   type ContextOptions,
+  contextRequestLimits,
   contextSeparator,
   type SelectedChunk,
 } from "./context-builder.js";
-export { checkpointDue, defaultCheckpointBytes, defaultPageChars, fragment, type JsonFragment } from "./fragment.js";
+export {
+  checkpointDue,
+  defaultCheckpointBytes,
+  defaultPageChars,
+  fragment,
+  type JsonFragment,
+  maxPageChars,
+  minPageChars,
+} from "./fragment.js";
 export {
   describeSchema,
   formExample,

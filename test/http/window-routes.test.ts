@@ -18,17 +18,19 @@ describe("POST /promptgate/window/fragment", () => {
     const gateway = await app();
     const response = await gateway.request(
       "/promptgate/window/fragment",
-      post(JSON.stringify({ value: { rows: ["😀".repeat(30)] }, page_chars: 16 })),
+      post(JSON.stringify({ value: { rows: ["😀".repeat(500)] }, page_chars: 200 })),
     );
     expect(response.status).toBe(200);
     const { fragments } = (await response.json()) as { fragments: { text: string; pages: number }[] };
-    expect(fragments.map((page) => page.text).join("")).toBe(JSON.stringify({ rows: ["😀".repeat(30)] }));
+    expect(fragments.map((page) => page.text).join("")).toBe(JSON.stringify({ rows: ["😀".repeat(500)] }));
+    expect(fragments).toHaveLength(3);
     expect(fragments[0]?.pages).toBe(fragments.length);
   });
 
   it.each([
     ["no value", JSON.stringify({ page_chars: 10 })],
     ["a page size of zero", JSON.stringify({ value: 1, page_chars: 0 })],
+    ["a page size under 200", JSON.stringify({ value: 1, page_chars: 199 })],
     ["a page size that is not a number", JSON.stringify({ value: 1, page_chars: "10" })],
     ["a body that is not JSON", "{"],
     ["duplicate keys", '{"value": 1, "value": 2}'],

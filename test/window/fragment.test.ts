@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkpointDue, fragment } from "../../src/window/index.js";
+import { pageOf, pagesOf } from "../../src/window/fragment.js";
+import { checkpointDue, fragment, minPageChars } from "../../src/window/index.js";
 
 // Seed 001's pages of a large result, against an oracle written apart from the code: JSON.stringify, Array.from
 // for code points, node:crypto for the hash.
@@ -26,12 +27,14 @@ const value = fc.letrec((tie) => ({
 })).value;
 
 describe("fragment", () => {
+  // Pages of any size are cut alike: the property reaches small sizes through pagesOf, below fragment's minimum.
   it("cuts the compact JSON into pages whose texts concatenate to it exactly, each at most pageChars code points", async () => {
     await fc.assert(
       fc.asyncProperty(value, fc.integer({ min: 1, max: 2_000 }), async (input, pageChars) => {
         const serialized = JSON.stringify(input);
         const points = Array.from(serialized);
-        const pages = await fragment(input, { pageChars });
+        const pages = await pagesOf(serialized, pageChars);
+        if (pageChars >= minPageChars) expect(await fragment(input, { pageChars })).toEqual(pages);
         expect(pages.map((page) => page.text).join("")).toBe(serialized);
         expect(pages).toHaveLength(Math.max(1, Math.ceil(points.length / pageChars)));
         const sha256 = createHash("sha256").update(serialized, "utf8").digest("hex");
@@ -46,6 +49,10 @@ describe("fragment", () => {
           expect(page.text).toBe(points.slice(offset, offset + length).join(""));
           offset += length;
         }
+        for (const index of new Set([0, pages.length - 1, Math.floor(pages.length / 2)])) {
+          expect(await pageOf(serialized, pageChars, index)).toEqual(pages[index]);
+        }
+        expect(await pageOf(serialized, pageChars, pages.length)).toBeUndefined();
       }),
       { numRuns: 300 },
     );
@@ -56,6 +63,8 @@ describe("fragment", () => {
     expect(pages.map((page) => Array.from(page.text).length)).toEqual([1600, 1600, 811]);
     await expect(fragment(undefined)).rejects.toThrow(TypeError);
     await expect(fragment("x", { pageChars: 0 })).rejects.toThrow(TypeError);
+    await expect(fragment("x", { pageChars: minPageChars - 1 })).rejects.toThrow(TypeError);
+    expect(await fragment("x", { pageChars: minPageChars })).toHaveLength(1);
     await expect(fragment("x", { pageChars: 1.5 })).rejects.toThrow(TypeError);
   });
 });
