@@ -1,6 +1,6 @@
 /**
  * Soak test (outside `npm test`): `npm run soak -- --minutes 10 [--concurrency 8] [--streams 4]
- * [--kill-every 30] [--half-open 300] [--schema-lanes 1]`.
+ * [--kill-every 30] [--half-open 300] [--schema-lanes 1] [--pathological-lanes 1]`.
  *
  * Runs the gateway as a child process (`node --import tsx src/runtime/node/main.ts`, gateway-key
  * mode, a SQLite file) against a fake upstream for the given minutes, under:
@@ -9,6 +9,10 @@
  *   hang past a one-second deadline), recursive response schemas, upstream redirects, and
  *   7,000-character case/call headers with and without a valid key;
  * - a lane of large distinct response schemas (50,000–110,000 characters, two in eight over the cap);
+ * - a lane of issue 51's pathological inputs, one after another: a structured-output call whose answer fails a
+ *   `$ref` chain of unions 8 deep (annotated, and refused under a strict policy), a window signature of 4^11
+ *   alternatives, fragments, evidence and recall with one-character pages of a megabyte, and a context block of
+ *   0.94 MB of similar chunks with `top_k` and `max_per_document` as large;
  * - lanes of slow streams (one in five keeps its connection 250 ms after its final event), and a
  *   SIGKILL of the gateway every `--kill-every` seconds from 45 s (a quarter of a short run) to 40 %
  *   of the run, each followed by a restart on the same database: in turn while streams are mid-way,
@@ -16,18 +20,26 @@
  *   final event. Kills stop early so that the last process runs long enough to measure its RSS drift;
  * - every minute, `--half-open` sockets that send the start of a request and stall, while /healthz
  *   is probed (never during a kill).
+ * Meanwhile, /healthz is probed every 100 ms from a thread of its own, and each gateway process reports
+ * its serving thread's event-loop delay (monitorEventLoopDelay, through a preloaded module).
  * At the end: a burst of unauthenticated header floods that must not add a row, a graceful stop
  * (SIGTERM), and every answer a client received looked up in the database by its `x-promptgate-ref`.
  * A status line every 10 s; a verdict per criterion at the end; exit code 1 if any fails.
  */
+
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { copyPolicies, tempDatabase } from "../test/support/temp-state.js";
 import { createDisruptions } from "./soak/disruptions.js";
 import { startFakeProvider } from "./soak/fake-provider.js";
 import { fire } from "./soak/fire.js";
 import { floodBurst } from "./soak/flood-burst.js";
 import { startGatewayChild } from "./soak/gateway-child.js";
+import { watchHealthz } from "./soak/healthz-watch.js";
+import { watchGatewayLoop } from "./soak/loop-delay.js";
 import { watchMachine } from "./soak/machine-load.js";
 import { readOptions } from "./soak/options.js";
+import { pathologicalShot, strictPolicy } from "./soak/pathological-shots.js";
+import { blockCriteria, printBlockFigures } from "./soak/pathological-summary.js";
 import { readStoredCalls } from "./soak/records.js";
 import { checkRecords } from "./soak/records-check.js";
 import { fixed, printClasses, printVerdicts, seconds } from "./soak/report.js";
@@ -55,10 +67,12 @@ deadline_seconds = 1
 const provider = await startFakeProvider();
 const { origin } = provider.upstream;
 const database = tempDatabase();
+const gatewayLoop = watchGatewayLoop();
+const healthz = watchHealthz(100);
 const gateway = await startGatewayChild(
   {
     PROMPTGATE_DB: database,
-    PROMPTGATE_POLICIES: copyPolicies({ "soak.short.toml": soakPolicy }),
+    PROMPTGATE_POLICIES: copyPolicies({ "soak.short.toml": soakPolicy, [strictPolicy.file]: strictPolicy.toml }),
     PROMPTGATE_MAX_BODY_BYTES: String(maxBodyBytes),
     PROMPTGATE_KEYS: gatewayKey,
     PROMPTGATE_UPSTREAM_OPENAI: `${origin}/openai/v1`,
@@ -67,13 +81,22 @@ const gateway = await startGatewayChild(
     OPENAI_API_KEY: "sk-soak-openai",
     GEMINI_API_KEY: "soak-gemini",
     ANTHROPIC_API_KEY: "sk-ant-soak",
+    ...gatewayLoop.environment,
   },
   clock,
+  {
+    nodeArguments: gatewayLoop.nodeArguments,
+    listening(pid, url) {
+      gatewayLoop.listening(pid);
+      healthz.follow(url);
+    },
+  },
 );
 const loadStart = clock();
 const machine = watchMachine();
 const deadline = Date.now() + durationMs;
 const tally = createTally();
+const disruptionsStartedAt = Date.now();
 const disruptions = createDisruptions(
   gateway,
   {
@@ -82,7 +105,7 @@ const disruptions = createDisruptions(
     streams: options.streams,
     halfOpenSockets: options.halfOpen,
   },
-  Date.now(),
+  disruptionsStartedAt,
 );
 
 /** Sends shots one after another until the deadline, each to whichever gateway process is running. */
@@ -123,14 +146,33 @@ const salt = `soak ${started}`;
 let mixed = 0;
 let slow = 0;
 let large = 0;
+const soakLoop = monitorEventLoopDelay({ resolution: 5 });
+soakLoop.enable();
 await Promise.all([
   ...Array.from({ length: options.concurrency }, () => lane(() => mixedShot(mixed++))),
   ...Array.from({ length: options.streams }, () => lane(() => slowStreamShot(slow++))),
   ...Array.from({ length: options.schemaLanes }, () => lane(() => largeSchemaShot(large++, salt), 1_000)),
+  // Each pathological lane counts its own shots, so that its recalls follow the evidence they read.
+  ...Array.from({ length: options.pathologicalLanes }, () => {
+    let pathological = 0;
+    return lane(() => pathologicalShot(pathological++), 100);
+  }),
   disruptions.run(),
 ]);
 clearInterval(timer);
+soakLoop.disable();
 status(true);
+const blocks = {
+  gatewayLoop: gatewayLoop.read(gateway.lifetimes.map((lifetime) => lifetime.pid)),
+  healthz: await healthz.stop(
+    disruptions.kills.map((kill) => ({
+      from: disruptionsStartedAt + kill.at - kill.restartMs,
+      to: disruptionsStartedAt + kill.at,
+    })),
+  ),
+  // As in the gateway's report: what exceeds the 5 ms timer's period.
+  soakLoop: { p99: Math.max(0, soakLoop.percentile(99) / 1e6 - 5), max: Math.max(0, soakLoop.max / 1e6 - 5) },
+};
 
 const flood = await floodBurst(gateway, database);
 gateway.sampleRss();
@@ -155,11 +197,14 @@ const run: SoakRun = {
   now: clock(),
 };
 printFigures(run);
+printBlockFigures(tally, blocks);
 console.log(machineLine);
-const verdicts = { criteria: criteria(run), checks: checks(run) };
+const verdicts = { criteria: criteria(run), blocks: blockCriteria(tally, blocks), checks: checks(run) };
 printVerdicts("criteria (issue 12)", verdicts.criteria);
+printVerdicts("criteria (issue 51)", verdicts.blocks);
 printVerdicts("checks", verdicts.checks);
 console.log(`\nin flight at kills (counted apart, not judged)\n  ${inFlightAtKills(run)}`);
 
 await provider.close();
-process.exit([...verdicts.criteria, ...verdicts.checks].every((verdict) => verdict.pass) ? 0 : 1);
+gatewayLoop.remove();
+process.exit([...verdicts.criteria, ...verdicts.blocks, ...verdicts.checks].every((verdict) => verdict.pass) ? 0 : 1);

@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type FakeUpstream, startFakeUpstream } from "../../test/support/fake-upstream.js";
-import { streamedAnswer, surfaceOf, wholeAnswer } from "./provider-answers.js";
+import { answerText, streamedAnswer, surfaceOf, wholeAnswer } from "./provider-answers.js";
 
 /**
  * What the fake upstream does with a request, read from its prompt text (`FAULT:<name>`): a
@@ -60,8 +60,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     const surface = surfaceOf(request.url);
     const fault = /FAULT:([a-z0-9-]+)/.exec(request.body)?.[1] as Fault | undefined;
     if (fault !== undefined && answerFault(fault, surface, response, trapOrigin)) return;
-    // A structured-output call gets `{}`, which every schema of the soak accepts (nothing is required at the top).
-    const text = request.body.includes("SCHEMA-CALL") ? "{}" : "ok";
+    const text = answerText(request.body);
     const stream = request.url.includes("stream") || request.body.includes('"stream":true');
     if (stream) {
       const { events, final } = streamedAnswer(surface, [text]);

@@ -14,6 +14,10 @@ export interface Outcome {
   finalEvent: boolean;
   errorEvent: boolean;
   location: boolean;
+  /** The `x-promptgate-validation` of the answer, if any. */
+  validation?: string;
+  /** Milliseconds from sending the request to the end of its answer (or to its failure). */
+  ms: number;
   /** Why the client got no complete answer, e.g. `TypeError: fetch failed` or `TimeoutError`. */
   failure?: string;
 }
@@ -31,11 +35,13 @@ export async function fire(
   timeoutMs: number,
   onFinalEvent?: (shot: Shot) => void,
 ): Promise<Outcome> {
-  const outcome: Outcome = { shot, complete: false, finalEvent: false, errorEvent: false, location: false };
+  const outcome: Outcome = { shot, complete: false, finalEvent: false, errorEvent: false, location: false, ms: 0 };
+  const finalIn = (text: string) => shot.surface !== undefined && hasFinalEvent(shot.surface, text);
+  const started = performance.now();
   let text = "";
   try {
     const response = await fetch(`${origin}${shot.path}`, {
-      method: "POST",
+      method: shot.method ?? "POST",
       headers: shot.headers,
       body: shot.body,
       signal: AbortSignal.timeout(timeoutMs),
@@ -43,12 +49,13 @@ export async function fire(
     outcome.status = response.status;
     outcome.ref = response.headers.get("x-promptgate-ref") ?? undefined;
     outcome.location = response.headers.has("location");
+    outcome.validation = response.headers.get("x-promptgate-validation") ?? undefined;
     const decoder = new TextDecoder();
     try {
       const reader = response.body?.getReader();
       for (let chunk = await reader?.read(); chunk !== undefined && !chunk.done; chunk = await reader?.read()) {
         if (text.length < maxKeptChars) text += decoder.decode(chunk.value, { stream: true });
-        if (shot.stream && !outcome.finalEvent && hasFinalEvent(shot.surface, text)) {
+        if (shot.stream && !outcome.finalEvent && finalIn(text)) {
           outcome.finalEvent = true;
           onFinalEvent?.(shot);
         }
@@ -57,7 +64,7 @@ export async function fire(
     } finally {
       // A stream whose final event arrived before its connection broke was received whole.
       if (shot.stream && response.status === 200) {
-        outcome.finalEvent ||= hasFinalEvent(shot.surface, text);
+        outcome.finalEvent ||= finalIn(text);
         outcome.errorEvent = hasErrorEvent(text);
         if (outcome.finalEvent) outcome.complete = true;
       }
@@ -67,6 +74,7 @@ export async function fire(
     const cause = (error as Error & { cause?: Error }).cause;
     outcome.failure = `${(error as Error).name}${cause?.message ? `: ${cause.message}` : ""}`;
   }
+  outcome.ms = performance.now() - started;
   return outcome;
 }
 

@@ -41,12 +41,23 @@ export interface GatewayChild {
 
 const listening = /promptgate listening on (http:\/\/\S+)/;
 
+/** More to start each process with, and what to do once one listens. */
+export interface ChildHooks {
+  /** Node arguments before the entry, e.g. a preloaded module. */
+  nodeArguments?: readonly string[];
+  listening?(pid: number, origin: string): void;
+}
+
 /**
  * Starts `src/runtime/node/main.ts` as `npm start` does (one Node process with tsx as a loader,
  * so that SIGKILL reaches the server itself) on a free port, and restarts it if it ever exits on
  * its own, counting that as a crash.
  */
-export async function startGatewayChild(environment: Record<string, string>, clock: () => number) {
+export async function startGatewayChild(
+  environment: Record<string, string>,
+  clock: () => number,
+  hooks: ChildHooks = {},
+) {
   const lifetimes: Lifetime[] = [];
   let child: ChildProcess | undefined;
   let up: Promise<string> = Promise.resolve("");
@@ -59,7 +70,8 @@ export async function startGatewayChild(environment: Record<string, string>, clo
 
   const launch = (): Promise<string> =>
     new Promise((resolve, reject) => {
-      const process_ = spawn(process.execPath, ["--import", "tsx", "src/runtime/node/main.ts"], {
+      const nodeArguments = ["--import", "tsx", ...(hooks.nodeArguments ?? []), "src/runtime/node/main.ts"];
+      const process_ = spawn(process.execPath, nodeArguments, {
         env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...environment },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -87,6 +99,7 @@ export async function startGatewayChild(environment: Record<string, string>, clo
           cpuSeconds: 0,
         };
         lifetimes.push(listeningAt);
+        hooks.listening?.(listeningAt.pid, url);
         resolve(url);
       });
       process_.stderr?.on("data", (chunk: Buffer) => {

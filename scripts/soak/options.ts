@@ -1,4 +1,7 @@
-/** The soak's command-line options: `--minutes 2 --concurrency 8 --streams 4 --kill-every 30 --half-open 300 --schema-lanes 1`. */
+/**
+ * The soak's command-line options: `--minutes 2 --concurrency 8 --streams 4 --kill-every 30 --half-open 300
+ * --schema-lanes 1 --pathological-lanes 1`.
+ */
 export interface SoakOptions {
   minutes: number;
   /** Lanes of the mixed load. */
@@ -11,6 +14,8 @@ export interface SoakOptions {
   halfOpen: number;
   /** Lanes of large new schemas (0 leaves them out, e.g. to tell their share of memory). */
   schemaLanes: number;
+  /** Lanes of issue 51's pathological inputs (0 leaves them out). */
+  pathologicalLanes: number;
 }
 
 function argument(name: string, fallback: number): number {
@@ -30,5 +35,6 @@ export function readOptions(): SoakOptions {
     killEvery: argument("kill-every", Math.min(30, (minutes * 60 * 0.15) / 2)),
     halfOpen: argument("half-open", 300),
     schemaLanes: argument("schema-lanes", 1),
+    pathologicalLanes: argument("pathological-lanes", 1),
   };
 }

@@ -1,3 +1,5 @@
+import { unionChainFailingAnswer } from "./schemas.js";
+
 /** The three providers' answers as the soak's fake upstream sends them, plain and streamed. */
 export type SurfaceName = "openai" | "gemini" | "anthropic";
 
@@ -6,6 +8,20 @@ export function surfaceOf(url: string): SurfaceName {
   if (url.startsWith("/gemini")) return "gemini";
   if (url.startsWith("/anthropic")) return "anthropic";
   return "openai";
+}
+
+/** The depth of the union chain whose call is answered with text that fails it (issue 51, item 3). */
+export const unionChainDepth = 8;
+
+/**
+ * The text of a successful answer, chosen by a mark in the request: a structured-output call gets `{}`, which every
+ * large schema of the soak accepts (nothing is required at the top); a union-chain call gets an answer that fails its
+ * schema on every path; any other call gets `ok`.
+ */
+export function answerText(requestBody: string): string {
+  if (requestBody.includes("UNION-CHAIN-CALL")) return unionChainFailingAnswer(unionChainDepth);
+  if (requestBody.includes("SCHEMA-CALL")) return "{}";
+  return "ok";
 }
 
 /** An Anthropic message: whole with its content and stop reason, or the opening of a stream's. */

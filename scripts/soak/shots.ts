@@ -4,8 +4,8 @@ import { largeSchema, largeSchemaSizes, maxSchemaChars, recursiveSchema } from "
 
 /** The gateway key the soak's gateway runs with; every authenticated shot presents it. */
 export const gatewayKey = "soak-gateway-key";
-/** The request body cap the soak's gateway runs with. */
-export const maxBodyBytes = 200_000;
+/** The request body cap the soak's gateway runs with: room for the pathological lane's bodies of about a megabyte. */
+export const maxBodyBytes = 1_200_000;
 
 /** What a shot's answer must be; a shot without one is only counted. */
 export interface Expectation {
@@ -16,13 +16,18 @@ export interface Expectation {
   completeStream?: boolean;
   /** The answer must carry no `location` header (a provider's redirect is never relayed). */
   noLocation?: boolean;
+  /** A 200 must carry this `x-promptgate-validation` (an annotated structured answer). */
+  validation?: "valid" | "invalid";
 }
 
 /** One request of the soak. */
 export interface Shot {
   /** Its class in the report, e.g. `accepted-stream` or `redirect-307`. */
   kind: string;
-  surface: SurfaceName;
+  /** The API surface of a call; none for the window toolkit's routes. */
+  surface?: SurfaceName;
+  /** POST unless said otherwise. */
+  method?: "POST" | "PUT";
   path: string;
   body: BodyInit;
   headers: Record<string, string>;
@@ -31,6 +36,8 @@ export interface Shot {
   valid: boolean;
   /** The gateway must keep no record of it (refused before authentication). */
   unrecorded?: boolean;
+  /** A window toolkit route the gateway keeps no call record of (only a recall is recorded): not looked up. */
+  untraced?: boolean;
   expect?: Expectation;
 }
 
@@ -84,7 +91,8 @@ const surfaces: readonly SurfaceShape[] = [
 ];
 
 const keyHeaders = (key: string) => ({ authorization: `Bearer ${key}`, "x-api-key": key, "x-goog-api-key": key });
-const authenticated = { "content-type": "application/json", ...keyHeaders(gatewayKey) };
+/** The headers of an authenticated JSON request, on any surface and on the window toolkit. */
+export const authenticated = { "content-type": "application/json", ...keyHeaders(gatewayKey) };
 /** A 7,000-character case id and call label: far past the 256 the gateway keeps. */
 const floodHeaders = { "x-promptgate-case": "c".repeat(7_000), "x-promptgate-call": "l".repeat(7_000) };
 
@@ -204,14 +212,28 @@ export function slowStreamShot(n: number): Shot {
   });
 }
 
+/** A structured-output call with `schema` on surface `n` (the three in turn), under `policy` if one is named. */
+export function schemaCallShot(
+  n: number,
+  kind: string,
+  text: string,
+  schema: unknown,
+  { policy, ...extra }: Partial<Shot> & { policy?: string } = {},
+): Shot {
+  const surface = surfaces[n % surfaces.length]!;
+  return shot(surface, kind, text, {
+    path: `${policy === undefined ? "" : `/policies/${policy}`}${surface.path}`,
+    body: surface.body(text, { schema }),
+    ...extra,
+  });
+}
+
 /** A large schema never sent before: within the cap a valid call (200), above it 400. */
 export function largeSchemaShot(n: number, salt: string): Shot {
-  const surface = surfaces[n % surfaces.length]!;
   const chars = largeSchemaSizes[n % largeSchemaSizes.length]!;
   const within = chars <= maxSchemaChars;
-  const text = `Fill in the large form ${n}. SCHEMA-CALL`;
-  return shot(surface, within ? "large-schema" : "large-schema-over-cap", text, {
-    body: surface.body(text, { schema: largeSchema(chars, `${salt} ${n}`) }),
+  const kind = within ? "large-schema" : "large-schema-over-cap";
+  return schemaCallShot(n, kind, `Fill in the large form ${n}. SCHEMA-CALL`, largeSchema(chars, `${salt} ${n}`), {
     valid: within,
     expect: within ? { statuses: [200] } : { statuses: [400], code: "INVALID_REQUEST" },
   });

@@ -18,6 +18,8 @@ export interface Tally {
   requests: number;
   /** `<kind> → <status> <code>`, `<kind> → cut by kill`, `<kind> → no answer <why>`. */
   byClass: Map<string, number>;
+  /** Milliseconds each request of a kind took, from sending it to the end of its answer or its failure. */
+  durations: Map<string, number[]>;
   /** Valid calls and what went wrong with them besides a kill. */
   valid: { calls: number; answered: number; status5xx: number; errorEvents: number; unanswered: number };
   /** 5xx answers to the injected upstream faults (expected, classified by the gateway). */
@@ -43,6 +45,7 @@ export function createTally(): Tally {
   return {
     requests: 0,
     byClass: new Map(),
+    durations: new Map(),
     valid: { calls: 0, answered: 0, status5xx: 0, errorEvents: 0, unanswered: 0 },
     faultStatus5xx: 0,
     serverErrors: new Map(),
@@ -68,6 +71,8 @@ function mismatch(outcome: Outcome): string | undefined {
   if (expect.code !== undefined && outcome.code !== undefined && outcome.code !== expect.code)
     return `code ${outcome.code}`;
   if (expect.noLocation && outcome.location) return "a location header";
+  if (expect.validation !== undefined && outcome.status === 200 && outcome.validation !== expect.validation)
+    return `x-promptgate-validation ${outcome.validation ?? "missing"}`;
   if (expect.completeStream && outcome.status === 200 && (!outcome.finalEvent || outcome.errorEvent))
     return outcome.errorEvent ? "an error event in the stream" : "a stream without its final event";
   return undefined;
@@ -77,6 +82,9 @@ function mismatch(outcome: Outcome): string | undefined {
 export function count(tally: Tally, outcome: Outcome, killed: boolean): void {
   const { shot } = outcome;
   tally.requests++;
+  const durations = tally.durations.get(shot.kind) ?? [];
+  durations.push(outcome.ms);
+  tally.durations.set(shot.kind, durations);
   const cut = !outcome.complete && killed;
   if (cut) {
     tally.cutByKill++;
@@ -119,6 +127,7 @@ export function count(tally: Tally, outcome: Outcome, killed: boolean): void {
     tally.unrecorded.push(outcome.ref);
     return;
   }
+  if (shot.untraced) return;
   if (cut) tally.cutRefs.push(outcome.ref);
   if (!outcome.complete) return;
   const whole = outcome.status === 200 && (!shot.stream || outcome.finalEvent);
