@@ -96,20 +96,21 @@ const alternatives: Alternative[] = ["object", "object-with-number", "array", "c
 const leaves: Leaf[] = ["integer", "string", "boolean"];
 
 /** Links of 1 to 4 alternatives of any kind. */
-const anyLinks = fc.array(fc.uniqueArray(fc.constantFrom(...alternatives), { minLength: 1, maxLength: 4 }), {
-  minLength: 1,
-  maxLength: 6,
-});
+const anyLinks: fc.Arbitrary<Alternative[][]> = fc.array(
+  fc.uniqueArray(fc.constantFrom(...alternatives), { minLength: 1, maxLength: 4 }),
+  {
+    minLength: 1,
+    maxLength: 6,
+  },
+);
 
 /** Links where three alternatives or more hold the next link under `v`, as in the issue: the work multiplies. */
-const multiplyingLinks = fc.array(
-  fc
-    .subarray<Alternative>(["array", "other-name"])
-    .chain((others) =>
-      fc.shuffledSubarray([...others, "object", "object-with-number", "closed-object"], {
-        minLength: 3 + others.length,
-      }),
-    ),
+const multiplyingLinks: fc.Arbitrary<Alternative[][]> = fc.array(
+  fc.subarray<Alternative>(["array", "other-name"]).chain((others) =>
+    fc.shuffledSubarray<Alternative>([...others, "object", "object-with-number", "closed-object"], {
+      minLength: 3 + others.length,
+    }),
+  ),
   { minLength: 6, maxLength: 12 },
 );
 
