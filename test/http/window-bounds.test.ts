@@ -1,8 +1,9 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { principalOf } from "../../src/pipeline/principal.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { contextRequestLimits } from "../../src/window/context-builder.js";
-import { fragmentAnswerLimits, minPageChars } from "../../src/window/fragment.js";
+import { fragmentAnswerLimits, maxPageChars, minPageChars } from "../../src/window/fragment.js";
 import { signatureLimits } from "../../src/window/signature.js";
 import { appUnderTest } from "../support/app-under-test.js";
 
@@ -110,6 +111,32 @@ describe("pages: fragment, evidence and recall bounds (item 5)", () => {
     expect(fragments.map((page) => page.text).join("")).toBe(JSON.stringify(value));
   });
 
+  it("answers generated page sizes and value sizes within the caps, or refuses exactly those past them", async () => {
+    const gateway = await app();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.integer({ min: -5, max: 2_000 }), fc.integer({ min: 2_000, max: 2_000_000 })),
+        fc.nat({ max: 300_000 }),
+        fc.constantFrom("x", "😀", 'é"', "\ud800"),
+        async (pageChars, length, unit) => {
+          const value = unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+          const points = Array.from(JSON.stringify(value)).length;
+          const pages = Math.max(1, Math.ceil(points / pageChars));
+          const response = await post(gateway, "fragment", { value, page_chars: pageChars });
+          if (pageChars < minPageChars || pageChars > maxPageChars || pages > fragmentAnswerLimits.maxPages) {
+            expect((await refusal(response)).code).toBe("INVALID_REQUEST");
+            return;
+          }
+          expect(response.status).toBe(200);
+          const { fragments } = (await response.json()) as { fragments: { text: string }[] };
+          expect(fragments).toHaveLength(pages);
+          expect(fragments.map((page) => page.text).join("")).toBe(JSON.stringify(value));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it("keeps 9 MB as 45,000 pages and recalls the last one alone", async () => {
     const gateway = await app();
     const text = "0123456789".repeat(900_000);
@@ -178,6 +205,49 @@ describe("POST /promptgate/window/context bounds (item 6)", () => {
     const chunks = [0, 1, 2].map((index) => ({ text, source: `s${index}`, score: 1 }));
     const error = await refusal(await post(await app(), "context", { chunks, limit_chars: 100 }));
     expect(error.message).toContain(`texts may hold at most ${contextRequestLimits.maxTextChars} characters`);
+  });
+
+  it("answers generated near-duplicate chunks under generated caps with no two near-duplicates chosen", async () => {
+    const gateway = await app();
+    const words = fc.array(fc.constantFrom("alpha", "beta", "Gamma", "gamma", "delta", "ε", "7"), { maxLength: 12 });
+    const chunk = fc.record({
+      text: words.map((list) => list.join(" ")),
+      source: fc.constantFrom("a", "b", "c"),
+      score: fc.integer({ min: 0, max: 3 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(chunk, { maxLength: 40 }),
+        fc.integer({ min: 1, max: 140 }),
+        fc.integer({ min: 1, max: 140 }),
+        async (chunks, topK, maxPerDocument) => {
+          const response = await post(gateway, "context", {
+            chunks,
+            limit_chars: 100_000,
+            top_k: topK,
+            max_per_document: maxPerDocument,
+          });
+          if (topK > contextRequestLimits.maxTopK || maxPerDocument > contextRequestLimits.maxPerDocument) {
+            expect((await refusal(response)).code).toBe("INVALID_REQUEST");
+            return;
+          }
+          expect(response.status).toBe(200);
+          const { selected } = (await response.json()) as { selected: { index: number }[] };
+          expect(selected.length).toBeLessThanOrEqual(topK);
+          const sets = selected.map(
+            ({ index }) => new Set(chunks[index]?.text.toLowerCase().split(" ").filter(Boolean)),
+          );
+          for (const [position, set] of sets.entries()) {
+            for (const earlier of sets.slice(0, position)) {
+              const shared = [...set].filter((word) => earlier.has(word)).length;
+              const union = new Set([...set, ...earlier]).size;
+              expect(union === 0 ? 1 : shared / union).toBeLessThan(0.8);
+            }
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 
   it("answers the most the caps allow, near-duplicates throughout, within a loose time", async () => {
