@@ -13,7 +13,7 @@ import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer
 import type { CallRecorder } from "./call-recorder.js";
 import type { PreparedCall } from "./prepare-call.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
-import { relayStream, type StreamFailures } from "./relay-stream.js";
+import { relayStream, type StreamFailures, streamProtocol } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
 import type { AnsweredTurn } from "./session-turn.js";
 import type { UpstreamCall } from "./upstream-call.js";
@@ -181,7 +181,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
     response.stream(),
     response.headers["content-type"] ?? "",
     {
-      endsStream: (data) => input.call.surface.endsStream?.(data) ?? false,
+      ...streamProtocol(input.call.surface),
       onEvent(event) {
         const reader = endpoint.structuredOutput;
         if (reader !== undefined) {

@@ -7,7 +7,7 @@ import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import { gatewayGuardsPrefixes, ownPrefixList } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
-import { relayStream, type StreamFailures } from "./relay-stream.js";
+import { relayStream, type StreamFailures, streamProtocol } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
 import { sendUpstream } from "./send-upstream.js";
 import type { UpstreamCall } from "./upstream-call.js";
@@ -149,7 +149,7 @@ function relayProxiedStream(
     response.stream(),
     response.headers["content-type"] ?? "",
     {
-      endsStream: (data) => proxied.call.surface.endsStream?.(data) ?? false,
+      ...streamProtocol(proxied.call.surface),
       onEvent(event) {
         finalResponse = endpoint.finalResponseOf?.(event) ?? finalResponse;
       },

@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { jsonObjectOf } from "../json/json-object-of.js";
+import type { Surface } from "../surfaces/surface.js";
 import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import { eventSplitter } from "./sse-events.js";
 
@@ -16,6 +17,29 @@ export interface StreamObserver {
   onEnd(complete: boolean, cancelled: boolean): Promise<void> | void;
   /** Whether an event (its data) is the last of the stream by the surface's protocol: the stream ends there. */
   endsStream(data: string): boolean;
+  /**
+   * Whether an event (its data) marks the stream complete by the surface's protocol, though more may follow; absent
+   * where the protocol marks neither (the close ends the stream). A stream that closes before its last event, or
+   * before such an event, broke off.
+   */
+  completesStream?(data: string): boolean;
+}
+
+/** How a surface's protocol ends and completes its streams, as a stream's observer reads them. */
+export function streamProtocol(surface: Pick<Surface, "endsStream" | "completesStream">) {
+  const { endsStream, completesStream } = surface;
+  return {
+    endsStream: (data: string) => endsStream?.(data) ?? false,
+    ...(endsStream === undefined && completesStream === undefined
+      ? {}
+      : { completesStream: (data: string) => completesStream?.(data) ?? false }),
+  };
+}
+
+/** A stream that closed before its protocol's last event: broken off, though the connection ended cleanly. */
+class StreamClosedEarly extends Error {
+  override readonly name = "StreamClosedEarly";
+  readonly code = "STREAM_CLOSED_EARLY";
 }
 
 /** How a relayed stream's failures reach the client, and the gateway's own reach the caller. */
@@ -76,6 +100,8 @@ export function relayStream(
   let stopped = false;
   /** The protocol's last event was read: the stream ends with it. */
   let last = false;
+  /** An event marked the stream complete, or its protocol marks nothing: a close ends it whole. */
+  let completed = observer.completesStream === undefined;
   let ended = false;
   let cancelled = false;
   /** The read after the last one, started early to learn whether the stream ends there. */
@@ -128,6 +154,7 @@ export function relayStream(
       }
       if (data !== undefined) observe(data);
       out += raw;
+      if (!completed && observer.completesStream?.(event.data)) completed = true;
       if (observer.endsStream(event.data)) {
         last = true;
         return out;
@@ -188,8 +215,15 @@ export function relayStream(
       if (chunk.done) {
         const rest = decoder.decode();
         let last: Uint8Array | undefined;
-        if (sse) last = encoder.encode(relayEvents(rest) + splitter.rest());
-        else readArray(whole + rest, observe);
+        if (sse) {
+          let text = relayEvents(rest) + splitter.rest();
+          // Closed before the protocol's last event: the client is told the stream failed, not handed a cut answer.
+          if (!stopped && !completed) {
+            failed = true;
+            text += failures.breakOff(new StreamClosedEarly("The provider's stream closed before its last event."));
+          }
+          last = encoder.encode(text);
+        } else readArray(whole + rest, observe);
         await end(!stopped, false);
         close(last);
         return;

@@ -187,7 +187,10 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     prepared,
     size,
     path: input.path,
-    response: route.translation === undefined ? response : translatedResponse(response, route.translation),
+    response:
+      route.translation === undefined
+        ? response
+        : translatedResponse(response, route.translation, prepared.call.stream),
     headers: measured.headers,
     call: answered.call,
     ref: input.ref,

@@ -10,19 +10,44 @@ const encoder = new TextEncoder();
  * The provider's answer as the client's API gives it. A success is translated, whole or streamed; a failure stays
  * as the provider sent it, for the provider's own error classification (the client gets it in its native shape).
  */
-export function translatedResponse(response: UpstreamResponse, translation: CallTranslation): UpstreamResponse {
+export function translatedResponse(
+  response: UpstreamResponse,
+  translation: CallTranslation,
+  streamed: boolean,
+): UpstreamResponse {
   if (response.status < 200 || response.status >= 300) return response;
+  const eventStream = (response.headers["content-type"] ?? "").includes("text/event-stream");
   return {
     status: response.status,
-    headers: response.headers,
+    // A streamed answer reaches the client as server-sent events, whatever the provider sent.
+    headers: streamed && !eventStream ? { ...response.headers, "content-type": "text/event-stream" } : response.headers,
     async bytes() {
       const bytes = await response.bytes();
       const native = jsonObjectOf(bytes);
       // A body that is no JSON object stays as it is: the pipeline reports it as a malformed answer.
       return native === undefined ? bytes : encoder.encode(JSON.stringify(translation.answer(native)));
     },
-    stream: () => response.stream().pipeThrough(translatedEvents(translation)),
+    stream: () => (eventStream ? response.stream().pipeThrough(translatedEvents(translation)) : notAStream(response)),
   };
+}
+
+/** A provider's answer to a streamed call that is no event stream (a whole JSON body, say): a stream that broke off. */
+class NotAnEventStream extends Error {
+  override readonly name = "NotAnEventStream";
+  readonly code = "NOT_AN_EVENT_STREAM";
+}
+
+/** The stream of an answer that is no event stream: its body is left unread, and the stream fails at once. */
+function notAStream(response: UpstreamResponse): ReadableStream<Uint8Array> {
+  void response
+    .stream()
+    .cancel()
+    .catch(() => undefined);
+  return new ReadableStream({
+    start(controller) {
+      controller.error(new NotAnEventStream("The provider answered a streamed call without an event stream."));
+    },
+  });
 }
 
 /**

@@ -336,6 +336,12 @@ export interface Surface {
    */
   endsStream?(data: string): boolean;
   /**
+   * Whether a streamed event (its `data`) marks its stream complete where the protocol's last event is not marked
+   * (Gemini: a chunk with a finish reason or a blocked prompt; usage may still follow). A stream of a surface with
+   * `endsStream` or this that closes before such an event broke off.
+   */
+  completesStream?(data: string): boolean;
+  /**
    * Whether calls on this surface are routed by the model table, to another provider where the table says so
    * (translated). Only the OpenAI API, which every client speaks; a provider's own API reaches its own provider.
    */

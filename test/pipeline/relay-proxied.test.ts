@@ -10,6 +10,7 @@ import { memoryStore } from "../../src/store/memory-store.js";
 import { openaiSurface } from "../../src/surfaces/openai/openai-surface.js";
 import type { ProxyEndpoint } from "../../src/surfaces/surface.js";
 import { policyVersion, sha } from "../store/store-contract.js";
+import { heldOutput } from "../support/held-output.js";
 
 const encoder = new TextEncoder();
 const path = "/responses/resp_bg";
@@ -98,7 +99,11 @@ describe("relaying a proxied route's event stream", () => {
     );
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     expect(await response.text()).toBe(frames.join(""));
-    expect(await deps.store.getResponseHistory("resp_bg", 0)).toEqual({ ...pending, chars: 1_012, outputKnown: true });
+    expect(await deps.store.getResponseHistory("resp_bg", 0)).toEqual({
+      ...pending,
+      chars: 1_000 + heldOutput(completed.response),
+      outputKnown: true,
+    });
   });
 
   it("does not record the final response of a stream that breaks off before it", async () => {
@@ -117,7 +122,7 @@ describe("relaying a proxied route's event stream", () => {
     const upstream = eventStream([frame(completed)], new Error("reset"));
     const response = await relayProxied(deps, retrieveEndpoint(), path, upstream, {}, proxiedCall());
     expect(await response.text()).toBe(frame(completed));
-    expect((await deps.store.getResponseHistory("resp_bg", 0))?.chars).toBe(1012);
+    expect((await deps.store.getResponseHistory("resp_bg", 0))?.chars).toBe(1_000 + heldOutput(completed.response));
   });
 
   it("replaces a provider's error event with the surface's native one, without the provider's text", async () => {

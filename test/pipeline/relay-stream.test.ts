@@ -29,7 +29,12 @@ interface Observed {
   internal: unknown[];
 }
 
-function relay(stream: ReadableStream<Uint8Array>, contentType = "text/event-stream", replace = true) {
+function relay(
+  stream: ReadableStream<Uint8Array>,
+  contentType = "text/event-stream",
+  replace = true,
+  completesStream?: (data: string) => boolean,
+) {
   const observed: Observed = { events: [], ends: [], replaced: [], broken: [], internal: [] };
   const failures: StreamFailures = {
     replaceErrorEvent(data) {
@@ -49,6 +54,7 @@ function relay(stream: ReadableStream<Uint8Array>, contentType = "text/event-str
     contentType,
     {
       endsStream,
+      ...(completesStream === undefined ? {} : { completesStream }),
       onEvent: (event) => observed.events.push(event),
       onEnd: (complete, cancelled) => void observed.ends.push([complete, cancelled]),
     },
@@ -124,6 +130,22 @@ describe("relaying a provider's stream", () => {
     expect(await textOf(relayed)).toBe('data: {"n":1}\n\ndata: BROKEN\n\n');
     expect(observed.broken).toHaveLength(1);
     expect(observed.ends).toEqual([[false, false]]);
+  });
+
+  it("ends a stream its protocol marks with the native error event when it closes before the mark", async () => {
+    const { relayed, observed } = relay(upstream(['data: {"n":1}\n\n']), "text/event-stream", true, endsStream);
+    expect(await textOf(relayed)).toBe('data: {"n":1}\n\ndata: BROKEN\n\n');
+    expect(observed.broken).toMatchObject([{ code: "STREAM_CLOSED_EARLY" }]);
+    expect(observed.ends).toEqual([[false, false]]);
+  });
+
+  it("takes a stream as whole when an event marked it complete, though more followed before the close", async () => {
+    const marks = (data: string) => data.includes("finish");
+    const frames = ['data: {"n":1}\n\n', 'data: {"finish":true}\n\n', 'data: {"usage":1}\n\n'];
+    const { relayed, observed } = relay(upstream(frames), "text/event-stream", true, marks);
+    expect(await textOf(relayed)).toBe(frames.join(""));
+    expect(observed.broken).toEqual([]);
+    expect(observed.ends).toEqual([[true, false]]);
   });
 
   it("breaks off a JSON-array stream, which cannot carry an error event", async () => {

@@ -1,4 +1,5 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { jsonObjectOf } from "../../json/json-object-of.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
@@ -107,7 +108,8 @@ export const geminiSurface: Surface = {
   renderError: renderGeminiError,
   renderStreamError: renderGeminiStreamError,
   // Gemini's last chunk carries no mark of its own (a finish reason may come before usage): no `endsStream`, its
-  // stream ends when closed.
+  // stream ends when closed, and is complete once a chunk told why it finished.
+  completesStream: finishesGeminiStream,
   prefixTokenCount(prefix, apiPath) {
     if (prefix.kind !== "cached-content") return undefined;
     const version = /^\/(v1beta|v1|v1alpha)\//.exec(apiPath)?.[1] ?? "v1beta";
@@ -122,3 +124,12 @@ export const geminiSurface: Surface = {
     };
   },
 };
+
+/** Whether a Gemini stream chunk says why the answer finished: a candidate's finish reason, or a blocked prompt. */
+function finishesGeminiStream(data: string): boolean {
+  const chunk = jsonObjectOf(data);
+  if (chunk === undefined) return false;
+  if (isObject(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === "string") return true;
+  const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];
+  return candidates.some((candidate) => isObject(candidate) && typeof candidate.finishReason === "string");
+}
