@@ -25,8 +25,21 @@ export function nearDuplicates(texts: readonly string[], threshold: number) {
     }
     return set;
   });
-  for (const set of sets)
-    set.sort((left, right) => (holding[left] as number) - (holding[right] as number) || left - right);
+  // Words renumbered rarest first (a counting sort by how many passages hold each), so that sets sort as numbers.
+  const firstOf = new Uint32Array(texts.length + 2);
+  for (const count of holding) firstOf[count + 1] = (firstOf[count + 1] as number) + 1;
+  for (let count = 1; count < firstOf.length; count++) {
+    firstOf[count] = (firstOf[count] as number) + (firstOf[count - 1] as number);
+  }
+  const rank = holding.map((count) => {
+    const at = firstOf[count] as number;
+    firstOf[count] = at + 1;
+    return at;
+  });
+  for (const set of sets) {
+    for (let at = 0; at < set.length; at++) set[at] = rank[set[at] as number] as number;
+    set.sort();
+  }
 
   /** By word: the chosen passages whose prefix holds it. */
   const prefixHolders: (number[] | undefined)[] = [];
