@@ -12,7 +12,7 @@
  * - a lane of issue 51's pathological inputs, one after another: a structured-output call whose answer fails a
  *   `$ref` chain of unions 8 deep (annotated, and refused under a strict policy), a window signature of 4^11
  *   alternatives, fragments, evidence and recall with one-character pages of a megabyte, and a context block of
- *   0.94 MB of similar chunks with `top_k` and `max_per_document` as large;
+ *   0.94 MB of similar chunks with `top_k` and `max_per_document` as large, and one at the route's caps;
  * - lanes of slow streams (one in five keeps its connection 250 ms after its final event), and a
  *   SIGKILL of the gateway every `--kill-every` seconds from 45 s (a quarter of a short run) to 40 %
  *   of the run, each followed by a restart on the same database: in turn while streams are mid-way,

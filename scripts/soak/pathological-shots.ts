@@ -1,3 +1,5 @@
+import { contextRequestLimits } from "../../src/window/context-builder.js";
+import { minPageChars } from "../../src/window/fragment.js";
 import { unionChainDepth } from "./provider-answers.js";
 import { alternativesChainSchema, unionChainSchema } from "./schemas.js";
 import { authenticated, type Shot, schemaCallShot } from "./shots.js";
@@ -30,9 +32,8 @@ const largeResult = {
   rows: Array.from({ length: 19_000 }, (_, id) => ({ id, note: `row ${id} of a large query result` })),
 };
 
-/** The smallest page the fix admits (`minPageChars`): the large result is 5,209 pages of it. */
-const smallPageChars = 200;
-const smallPages = Math.ceil(JSON.stringify(largeResult).length / smallPageChars);
+/** The large result in the smallest pages the gateway admits (200 characters: 5,209 pages). */
+const smallPages = Math.ceil(JSON.stringify(largeResult).length / minPageChars);
 
 /**
  * 0.94 MB of retrieved chunks for the context builder: each shares 32 of its 40 words with every other (a
@@ -48,12 +49,32 @@ function nearDuplicateChunks(): Array<{ text: string; source: string; page: numb
   });
 }
 
+/**
+ * As many chunks as the context route admits, each of 150 words every chunk holds and 20 of its own (a Jaccard
+ * similarity of 0.79, just under the default 0.8): the words every passage holds fall in each one's rarest-first
+ * prefix, so each candidate is compared in full with every passage chosen before it, up to the largest `top_k`.
+ */
+function similarChunksAtCaps(): Array<{ text: string; source: string; score: number }> {
+  const shared = Array.from({ length: 150 }, (_, word) => `s${word}`).join(" ");
+  return Array.from({ length: contextRequestLimits.maxChunks }, (_, index) => {
+    const words = Array.from({ length: 20 }, (_, word) => `c${index}w${word}`).join(" ");
+    return { text: `${shared} ${words}`, source: `doc${index % 7}.pdf`, score: 1 - index / 10_000 };
+  });
+}
+
 const chunks = nearDuplicateChunks();
+const chunksAtCaps = similarChunksAtCaps();
 const bodies = {
   signature: JSON.stringify({ schema: alternativesChainSchema(12) }),
   fragment: JSON.stringify({ value: largeResult, page_chars: 1 }),
   evidence: JSON.stringify(largeResult),
   context: JSON.stringify({ chunks, limit_chars: 2_000_000, top_k: chunks.length, max_per_document: chunks.length }),
+  contextAtCaps: JSON.stringify({
+    chunks: chunksAtCaps,
+    limit_chars: 2_000_000,
+    top_k: contextRequestLimits.maxTopK,
+    max_per_document: contextRequestLimits.maxPerDocument,
+  }),
 };
 
 /** What the lane sends: the body sizes, for the report. */
@@ -63,6 +84,8 @@ export const pathologicalSizes = {
   largeResultChars: bodies.evidence.length,
   contextBodyChars: bodies.context.length,
   contextChunks: chunks.length,
+  contextAtCapsBodyChars: bodies.contextAtCaps.length,
+  contextAtCapsChunks: chunksAtCaps.length,
 };
 
 function toolkitShot(kind: string, path: string, body: string, extra: Partial<Shot>): Shot {
@@ -72,12 +95,12 @@ function toolkitShot(kind: string, path: string, body: string, extra: Partial<Sh
 const refused = (code: string) => ({ statuses: [400], code });
 
 /**
- * The `n`-th shot of a pathological lane, nine in turn. A lane counts its own shots, so that a recall follows the
+ * The `n`-th shot of a pathological lane, ten in turn. A lane counts its own shots, so that a recall follows the
  * evidence it reads.
  */
 export function pathologicalShot(n: number): Shot {
-  const slot = n % 9;
-  const turn = Math.floor(n / 9);
+  const slot = n % 10;
+  const turn = Math.floor(n / 10);
   const unionText = `Answer in the chained form ${n}. UNION-CHAIN-CALL`;
   switch (slot) {
     // Item 3: the answer fails the schema on every path. Annotated under the default policy, refused under strict.
@@ -118,7 +141,7 @@ export function pathologicalShot(n: number): Shot {
     case 6:
       return toolkitShot(
         "evidence-small-pages",
-        `/evidence/soak-small-pages?page_chars=${smallPageChars}`,
+        `/evidence/soak-small-pages?page_chars=${minPageChars}`,
         bodies.evidence,
         {
           method: "PUT",
@@ -132,11 +155,16 @@ export function pathologicalShot(n: number): Shot {
       const body = JSON.stringify({ kind: "recall", evidence_refs: ["soak-small-pages"], page });
       return toolkitShot("recall-small-pages", "/recall", body, { expect: { statuses: [200] } });
     }
-    // Item 6: thousands of passages, each compared with the ones chosen before it.
-    default:
+    // Item 6: thousands of passages, each compared with the ones chosen before it; then as many as are admitted.
+    case 8:
       return toolkitShot("context-near-duplicates", "/context", bodies.context, {
         untraced: true,
         expect: { statuses: [200, 400] },
+      });
+    default:
+      return toolkitShot("context-at-caps", "/context", bodies.contextAtCaps, {
+        untraced: true,
+        expect: { statuses: [200] },
       });
   }
 }
@@ -152,4 +180,5 @@ export const pathologicalKinds = [
   "evidence-small-pages",
   "recall-small-pages",
   "context-near-duplicates",
+  "context-at-caps",
 ] as const;

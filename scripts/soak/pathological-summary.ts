@@ -31,11 +31,12 @@ export function printBlockFigures(tally: Tally, blocks: BlockFigures): void {
   const sizes = pathologicalSizes;
   console.log(
     `\npathological lane (issue 51): union-chain schema ${sizes.unionChainSchemaChars} characters, signature body ${sizes.signatureBodyChars}, ` +
-      `large result ${sizes.largeResultChars}, context body ${sizes.contextBodyChars} (${sizes.contextChunks} chunks)`,
+      `large result ${sizes.largeResultChars}, context bodies ${sizes.contextBodyChars} (${sizes.contextChunks} chunks) ` +
+      `and ${sizes.contextAtCapsBodyChars} (${sizes.contextAtCapsChunks} chunks, at the caps)`,
   );
   for (const kind of pathologicalKinds) {
-    const times = tally.durations.get(kind) ?? [];
-    console.log(`  ${kind.padEnd(26)} ${answersOf(tally, kind)}; ${latencies(times)}`);
+    const times = tally.durations.get(kind);
+    if (times !== undefined) console.log(`  ${kind.padEnd(26)} ${answersOf(tally, kind)}; ${latencies(times)}`);
   }
   for (const loop of blocks.gatewayLoop) {
     console.log(
