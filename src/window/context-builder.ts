@@ -58,7 +58,7 @@ export interface ContextBlock {
  */
 export const contextRequestLimits = {
   maxChunks: 1_000,
-  maxTextChars: 1_000_000,
+  maxTextChars: 500_000,
   maxTopK: 100,
   maxPerDocument: 100,
 } as const;

@@ -251,13 +251,16 @@ describe("POST /promptgate/window/context bounds (item 6)", () => {
   });
 
   it("answers the most the caps allow, near-duplicates throughout, within a loose time", async () => {
-    const common = Array.from({ length: 150 }, (_, index) => `c${index}`).join(" ");
-    const own = (base: number) => Array.from({ length: 40 }, (_, index) => `u${base}x${index}`).join(" ");
+    const common = Array.from({ length: 75 }, (_, index) => `c${index}`).join(" ");
+    const own = (base: number) => Array.from({ length: 20 }, (_, index) => `u${base}x${index}`).join(" ");
     const chunks = Array.from({ length: contextRequestLimits.maxChunks }, (_, at) => ({
       text: `${common} ${own(at % 99)}${at < 99 ? "" : ` n${at}`}`,
       source: `s${at}`,
       score: at < 99 ? 2 : 1,
     }));
+    const textChars = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
+    expect(textChars).toBeGreaterThan(0.8 * contextRequestLimits.maxTextChars);
+    expect(textChars).toBeLessThanOrEqual(contextRequestLimits.maxTextChars);
     const gateway = await app();
     const { value: response, ms } = await timed(() =>
       post(gateway, "context", { chunks, limit_chars: 1_000_000, top_k: 100, max_per_document: 100 }),
