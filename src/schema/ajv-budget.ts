@@ -10,7 +10,7 @@ const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"];
  * compiled with `budgetedReferences` throws the context itself when it runs out.
  */
 export interface AjvBudget {
-  steps: number;
+  validationSteps: number;
 }
 
 /**
@@ -26,7 +26,10 @@ export function budgetedReferences(ajv: AjvInstance): void {
     const budgeted: KeywordDefinition = {
       ...definition,
       code(cxt: KeywordCxt, ruleType?: string) {
-        cxt.gen.if(_`this !== undefined && --this.steps < 0`, () => cxt.gen.throw(_`this`));
+        // Code Ajv compiles at run time is sloppy: called without a context, its `this` is the global object.
+        cxt.gen.if(_`typeof this?.validationSteps === "number" && --this.validationSteps < 0`, () =>
+          cxt.gen.throw(_`this`),
+        );
         code(cxt, ruleType);
       },
     };

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { AjvBudget } from "./ajv-budget.js";
-import { ajvBudget, stepsForAnswer, ValidationBudgetExhausted } from "./validation-budget.js";
+import { ajvBudget, cutShort, maxReadErrors, stepsForAnswer, ValidationBudgetExhausted } from "./validation-budget.js";
 import type { ValidatorError } from "./validator-error.js";
 
 /**
@@ -10,7 +10,7 @@ import type { ValidatorError } from "./validator-error.js";
  */
 export function ajvValidate(validate: ValidateFunction): (answer: unknown) => readonly ValidatorError[] {
   const run = (answer: unknown, steps: number): boolean | "exhausted" => {
-    const budget: AjvBudget = { steps };
+    const budget: AjvBudget = { validationSteps: steps };
     try {
       return validate.call(budget, answer) as boolean;
     } catch (error) {
@@ -27,7 +27,9 @@ export function ajvValidate(validate: ValidateFunction): (answer: unknown) => re
     }
     if (outcome === "exhausted") throw new ValidationBudgetExhausted();
     if (outcome) return [];
-    return withoutContainedItems(validate.errors ?? []);
+    const errors = validate.errors ?? [];
+    if (errors.length <= maxReadErrors) return withoutContainedItems(errors);
+    return [...withoutContainedItems(errors.slice(0, maxReadErrors)), cutShort];
   };
 }
 
