@@ -3,6 +3,7 @@ import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
 import { randomSecret } from "./random-secret.js";
 import type { JobRecord, JobState, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
+import { rowOfStored, storedStatement } from "./stored-text.js";
 
 /** A value bound to a SQL parameter. */
 export type SqlValue = string | number | null;
@@ -143,14 +144,29 @@ function sessionOf(row: SessionRow): SessionRecord {
   };
 }
 
+/** The executor with every text written as `storedText` keeps it and read back as it was (see there). */
+function withStoredTexts(database: SqlExecutor): SqlExecutor {
+  return {
+    run: (statement) => database.run(storedStatement(statement)),
+    first: async <Row>(statement: SqlStatement) => rowOfStored(await database.first<Row>(storedStatement(statement))),
+    all: async <Row>(statement: SqlStatement) =>
+      (await database.all<Row>(storedStatement(statement))).map((row) => rowOfStored(row)),
+    writeThenRead: async <Row>(write: SqlStatement, read: SqlStatement) =>
+      rowOfStored(await database.writeThenRead<Row>(storedStatement(write), storedStatement(read))),
+    close: () => database.close(),
+  };
+}
+
 /**
  * The gateway's durable state on a SQLite-family database. Every write is one statement or one
  * atomic write-then-read, so several processes or isolates may share the database: a case
  * freeze (insert unless present, then read) is exactly-once however many race. Expired
  * prefixes are treated as absent and deleted lazily; the delete re-checks the expiry so it
- * never removes a record another writer has just renewed.
+ * never removes a record another writer has just renewed. Any text a client sent (a model name, an id) is kept
+ * whatever characters it holds, U+0000 and lone surrogates included (see `storedText`).
  */
-export function sqlStore(database: SqlExecutor, dialect: SqlDialect = sqliteDialect): Store {
+export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDialect): Store {
+  const database = withStoredTexts(executor);
   return {
     async savePolicyVersion(version) {
       await database.run([

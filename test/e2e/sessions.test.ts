@@ -129,6 +129,26 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
     expect(gateway.sent).toEqual([]);
   });
 
+  it.each([
+    ["U+0000", "gpt-4.1\u0000"],
+    ["a lone surrogate", "gpt-4.1\ud800"],
+  ])("continues a session whose model name holds %s, pinning that name", async (_what, model) => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model, input: "hello" });
+    const next = await client.responses.create({ model, input: "and then?", previous_response_id: first.id });
+    const omitted = await client.responses.create({
+      input: "and now?",
+      previous_response_id: next.id,
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    expect(responsesSent(gateway).at(-1)?.body).toMatchObject({ model, previous_response_id: next.id });
+    expect(omitted.id).toBeTruthy();
+    const changed = await refusal(
+      client.responses.create({ model: "gpt-4.1", input: "other", previous_response_id: omitted.id }),
+    );
+    expect(changed.promptgate).toBe("SESSION_SETTINGS_CHANGED");
+  });
+
   it("expires a session after 24 hours without a turn", async () => {
     const gateway = await gatewayOn(makeStore);
     const client = gateway.client();

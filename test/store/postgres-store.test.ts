@@ -107,12 +107,23 @@ if (postgresUrl === "") {
       const appended = await Promise.allSettled([
         ...Array.from({ length: 30 }, (_, index) => store.appendCall(callRecord(`ref_batch_${index}`, "case-batch"))),
         store.appendCall(callRecord("ref_batch_3", "case-batch")),
-        // PostgreSQL's text takes no NUL character: this record cannot be kept, and only it fails.
-        store.appendCall(callRecord("ref_batch_nul", "case-\u0000")),
+        // A record without its time breaks the column's NOT NULL: this record cannot be kept, and only it fails.
+        store.appendCall({ ...callRecord("ref_batch_null", "case-batch"), time: null as never }),
       ]);
       expect(appended.filter((outcome) => outcome.status === "rejected")).toHaveLength(1);
       expect(appended.at(-1)?.status).toBe("rejected");
       expect(await store.listCallsOfCase("case-batch", 100)).toHaveLength(30);
+    });
+
+    it("keeps a record whose case holds U+0000, and lists it by that case", async () => {
+      await Promise.all([
+        store.appendCall(callRecord("ref_nul_1", "case-\u0000")),
+        store.appendCall(callRecord("ref_nul_2", "case-\u0000")),
+      ]);
+      await store.appendCall(callRecord("ref_nul_3", "case-\u0000"));
+      const refs = (await store.listCallsOfCase("case-\u0000", 10)).map((record) => record.ref);
+      expect(refs).toEqual(["ref_nul_1", "ref_nul_2", "ref_nul_3"]);
+      expect((await store.getCall("ref_nul_3"))?.case).toBe("case-\u0000");
     });
 
     it("answers whether the server is reachable", async () => {

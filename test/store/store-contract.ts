@@ -540,6 +540,71 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       });
     });
 
+    describe("texts a client chose", () => {
+      // U+0000 (which PostgreSQL's text refuses), lone surrogates (which UTF-8 cannot hold), and the store's own
+      // escape mark at the start: each must read back as it was written, and be found again by it.
+      const odd = ["gpt-\u0000x", "gpt-\ud800", "\udc00gpt", '\uffff"gpt"', "\uffffgpt", "gpt-4.1 😀"];
+
+      it("keeps a session's id, model, reasoning level and profile as they were", async () => {
+        for (const [index, text] of odd.entries()) {
+          const session: SessionRecord = {
+            id: `resp_${text}`,
+            principal: "p-alice",
+            model: text,
+            reasoning: text,
+            profile: text,
+            policy: "default@0123456789ab",
+            selection: JSON.stringify({ name: text }),
+            held: false,
+            startedAt: index,
+            lastTurnAt: index,
+          };
+          expect(await store.putSession(session)).toBe(true);
+          expect(await store.getSession(session.id)).toEqual(session);
+          await store.touchSession(session.id, 5_000);
+          expect(await store.claimSessionTurn(session.id, `ref_${text}`, 9_000, 6_000)).toBe(true);
+        }
+      });
+
+      it("keeps a job, a response history, a cached prefix, evidence and a source index under such ids", async () => {
+        for (const text of odd) {
+          const job: JobRecord = {
+            id: `resp_${text}`,
+            principal: "p-alice",
+            state: "queued",
+            policy: "default@0123456789ab",
+            createdAt: 1_000,
+            heartbeatAt: 1_000,
+            response: { id: `resp_${text}`, model: text },
+          };
+          await store.putJob(job);
+          expect(await store.getJob(job.id)).toEqual(job);
+          expect(await store.updateJob(job.id, ["queued"], { state: "in_progress" })).toMatchObject({ id: job.id });
+          const history = {
+            id: text,
+            chars: 1,
+            outputKnown: true,
+            expiresAt: 10_000,
+            session: text,
+            previous: text,
+            upstream: text,
+            items: [text],
+          };
+          await store.putResponseHistory(history);
+          expect(await store.getResponseHistory(text, 0)).toEqual(history);
+          const prefix = { name: text, principal: "p-alice", chars: 1, schemaHashes: [text], expiresAt: 10_000 };
+          await store.putCachedPrefix(prefix);
+          expect(await store.getCachedPrefix(text, 0)).toEqual(prefix);
+          const evidence = { principal: "p-alice", id: text, text: JSON.stringify([text]), pageChars: 200 };
+          await store.putEvidence({ ...evidence, createdAt: 0, expiresAt: 10_000 });
+          expect(await store.getEvidence("p-alice", text, 0)).toMatchObject(evidence);
+          const index = { principal: "p-alice", id: text, sources: [text], createdAt: 0, expiresAt: 10_000 };
+          await store.putSourceIndex(index);
+          expect(await store.getSourceIndex("p-alice", text, 0)).toEqual(index);
+        }
+      });
+    });
+
     describe("answer jobs", () => {
       const job: JobRecord = {
         id: "resp_job",

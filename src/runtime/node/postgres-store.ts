@@ -3,6 +3,7 @@ import pg from "pg";
 import type { CallRecord } from "../../record/call-record.js";
 import { type SqlDialect, type SqlExecutor, type SqlStatement, sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
+import { storedStatement } from "../../store/stored-text.js";
 import { atTurnEnd } from "./turn-end.js";
 
 const migrationsFolder = new URL("../../../migrations/postgres/", import.meta.url);
@@ -144,7 +145,8 @@ function batchedAppends(
     const sql = `INSERT INTO calls (ref, case_id, time, record, decision, surface, error, policy, policy_name)
       VALUES ${values} ON CONFLICT (ref) DO NOTHING`;
     try {
-      await query([sql, rows.flat()]);
+      // The texts as the store keeps them (see `storedText`), as a single append keeps them.
+      await query(storedStatement([sql, rows.flat()]));
       for (const queued of batch) queued.resolve();
     } catch {
       for (const queued of batch) await appendOne(queued.record).then(queued.resolve, queued.reject);
