@@ -411,26 +411,32 @@ describe("the window on a translated call", () => {
   });
 });
 
+/** Gemini answers 429 (a transient failure, so "fast" falls back), and Anthropic answers every call it gets. */
+function geminiLimitedAnthropicAnswers(onCall: () => void = () => undefined): void {
+  let answered = 0;
+  harness.upstream.answerWith((request, response) => {
+    onCall();
+    if (request.url.startsWith("/gemini/")) {
+      answerJson(response, 429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } });
+      return;
+    }
+    answerJson(response, 200, {
+      id: `msg_0${++answered}`,
+      type: "message",
+      role: "assistant",
+      model: "claude-haiku-4-5",
+      content: [{ type: "text", text: "From the fallback." }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: 5, output_tokens: 4 },
+    });
+  });
+}
+
 describe("one fallback within the deadline", () => {
   it("tries the fallback once after a transient failure and says so", async () => {
     let calls = 0;
-    harness.upstream.answerWith((request, response) => {
-      calls++;
-      if (request.url.startsWith("/gemini/")) {
-        answerJson(response, 429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } });
-        return;
-      }
-      answerJson(response, 200, {
-        id: "msg_01",
-        type: "message",
-        role: "assistant",
-        model: "claude-haiku-4-5",
-        content: [{ type: "text", text: "From the fallback." }],
-        stop_reason: "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 5, output_tokens: 4 },
-      });
-    });
+    geminiLimitedAnthropicAnswers(() => calls++);
     const { data, response } = await client.chat.completions
       .create({ model: "fast", messages: [{ role: "user", content: "Hello" }] })
       .withResponse();
@@ -450,22 +456,7 @@ describe("one fallback within the deadline", () => {
   });
 
   it("pins a session to the model that answered its first turn after a fallback", async () => {
-    harness.upstream.answerWith((request, response) => {
-      if (request.url.startsWith("/gemini/")) {
-        answerJson(response, 429, { error: { code: 429, message: "quota", status: "RESOURCE_EXHAUSTED" } });
-        return;
-      }
-      answerJson(response, 200, {
-        id: `msg_${harness.upstream.received.length}`,
-        type: "message",
-        role: "assistant",
-        model: "claude-haiku-4-5",
-        content: [{ type: "text", text: "From the fallback." }],
-        stop_reason: "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 5, output_tokens: 4 },
-      });
-    });
+    geminiLimitedAnthropicAnswers();
     const first = await client.responses.create({ model: "fast", input: "Hello" });
     harness.upstream.received.length = 0;
     const next = await client.responses
