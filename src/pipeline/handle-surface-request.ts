@@ -2,9 +2,10 @@ import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AbortNotice } from "../http/abort-notice.js";
-import { type BodyReader, readCappedBody } from "../http/read-body.js";
+import { type BodyReader, parseJsonBody, readCappedBody } from "../http/read-body.js";
 import { deadlineSecondsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
+import { checkProxiedBody } from "../surfaces/proxied-body.js";
 import type { Surface } from "../surfaces/surface.js";
 import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
 import { answerJob } from "./answer-jobs.js";
@@ -135,6 +136,9 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     });
     timing = call.timing;
     if (endpoint.kind === "proxy") {
+      // Read first: a body the route does not take is refused whatever the route would answer (a job's, the provider's).
+      const body = bodyless.has(request.method) ? undefined : await input.body(deps.config.maxBodyBytes);
+      if (body !== undefined && body.byteLength > 0) checkProxiedBody(endpoint.body, parseJsonBody(body).body);
       if (endpoint.responseIdOf !== undefined) {
         const id = endpoint.responseIdOf(path);
         const job = endpoint.jobs === undefined ? undefined : await deps.store.getJob(id);
@@ -145,7 +149,6 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
         await ownStoredResponse(deps, input, id);
       }
       if (endpoint.cachedPrefixOf !== undefined) await checkOwnPrefixRoute(deps, call, endpoint.cachedPrefixOf(path));
-      const body = bodyless.has(request.method) ? undefined : await input.body(deps.config.maxBodyBytes);
       const response = await sendUpstream(deps, call, path, body);
       record.decision = "sent";
       record.upstream_status = response.status;

@@ -8,6 +8,7 @@ import type { RequestedReasoning } from "../routing/reasoning.js";
 import type { SimulatedClock } from "../simulated/simulated-clock.js";
 import type { ChatTranslation } from "./translation.js";
 import type { JsonObject } from "./wire-fields.js";
+import type { Rule } from "./wire-rules.js";
 
 /** A request body rewritten for the provider, and what a schema projection left out. */
 export interface TransportedBody {
@@ -205,6 +206,11 @@ export interface ProxyEndpoint {
   prefixEffect?: PrefixEffectReader;
   /** The complete response a streamed event carries at the end of a stream, if this event does. */
   finalResponseOf?(event: JsonObject): JsonObject | undefined;
+  /**
+   * The members the route's body may hold, none of which the model reads (a cache's new expiry); any other member is
+   * refused (see `checkProxiedBody`). Absent, a route of a method with a body takes none: only an empty body or `{}`.
+   */
+  body?: Rule;
 }
 
 /** How a provider's list of cached prefixes names them, and the same list keeping only some of them. */

@@ -1,7 +1,7 @@
 import { emptyCall } from "../../logical-call.js";
 import type { CachedPrefixList, Endpoint, MethodNotAllowed, PrefixEffect, PrefixEffectReader } from "../surface.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
-import { arrayOf, parameters, readBody, readTape } from "../wire-rules.js";
+import { isObject, type JsonObject, optionalString } from "../wire-fields.js";
+import { arrayOf, capture, parameters, readBody, readTape } from "../wire-rules.js";
 import { content, generateContentMembers, message } from "./generate-content-body.js";
 
 const collectionRoute = /^\/(v1beta|v1|v1alpha)\/cachedContents$/;
@@ -69,9 +69,25 @@ const cacheList: CachedPrefixList = {
   pageTokenParameter: "pageToken",
 };
 
+/** A time or duration of the API (`"3600s"`, an RFC 3339 time): a string, whose form the provider judges. */
+const timeValue = capture((_call, value, path) => void optionalString(value, path));
+
+/**
+ * A patch may change only a cache's expiry (the API's "only expiration is updatable"), and only that is taken: the
+ * gateway keeps the size it measured at the create, so a member that would change what the model reads (`contents`,
+ * `systemInstruction`, `tools`, `toolConfig`, …) or any other is refused, nothing sent. The `updateMask` query goes as
+ * it came: a mask without its member in the body could only clear content, never add to the recorded size.
+ */
+const patchBody = message({ ttl: timeValue, expireTime: timeValue });
+
 const list: Endpoint = { kind: "proxy", listsCachedPrefixes: cacheList };
 const read: Endpoint = { kind: "proxy", cachedPrefixOf: nameOf };
-const patch: Endpoint = { kind: "proxy", cachedPrefixOf: nameOf, prefixEffect: effectOf("cached-content-expiry") };
+const patch: Endpoint = {
+  kind: "proxy",
+  cachedPrefixOf: nameOf,
+  body: patchBody,
+  prefixEffect: effectOf("cached-content-expiry"),
+};
 const remove: Endpoint = {
   kind: "proxy",
   cachedPrefixOf: nameOf,
@@ -83,7 +99,7 @@ const remove: Endpoint = {
 
 /**
  * Gemini's cachedContents routes: create (measured, recorded under the returned name and expiry for the caller's
- * principal), list and get (proxied), patch (the new expiry recorded), delete (forgotten). With gateway keys a
+ * principal), list and get (proxied), patch (a new expiry only, recorded), delete (forgotten). With gateway keys a
  * caller lists, gets, patches and deletes only the caches it created through the gateway.
  */
 export function matchCachedContents(method: string, path: string): Endpoint | MethodNotAllowed | undefined {

@@ -23,6 +23,7 @@ const routes = new Map<string, Map<string, Endpoint>>([
       ["DELETE", { kind: "proxy", prefixEffect: responseDeleted, ...job("delete") }],
     ]),
   ],
+  // A cancel takes no body (it declares no `body`): any member is refused, and only an empty body or `{}` goes upstream.
   ["/cancel", new Map<string, Endpoint>([["POST", { kind: "proxy", prefixEffect: responseEnded, ...job("cancel") }]])],
   ["/input_items", new Map<string, Endpoint>([["GET", { kind: "proxy", ...job("input_items") }]])],
 ]);
