@@ -157,7 +157,7 @@ const maxRecordedCitations = 100;
 
 /** A removed citation as the record keeps it: a source id is the model's text, so a long one is cut. */
 function recordedCitation(citation: RemovedCitation): RemovedCitation {
-  const id = [...citation.source_id];
+  const id = citation.source_id === null ? [] : [...citation.source_id];
   const path = [...citation.path];
   return {
     path: path.length > 300 ? `${path.slice(0, 300).join("")}…` : citation.path,

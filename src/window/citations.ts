@@ -2,7 +2,8 @@
 export interface RemovedCitation {
   /** JSON Pointer of the citation as it stood in the answer. */
   path: string;
-  source_id: string;
+  /** The source id it named; null for one that named none as a string (a number, an object, null, no id at all). */
+  source_id: string | null;
   reason: "unknown" | "duplicate";
 }
 
@@ -49,8 +50,9 @@ function arraysAt(value: Json, segments: string[], path: string, found: { array:
 
 /**
  * Seeds 003 and 004: a model's citations are checked against the source index before the answer goes on. A citation
- * whose source id the index does not hold, or that repeats an id already cited in the answer, is taken out; the
- * rest stay in their order. Returns the checked answer (the input is not changed) and what was taken out, by path
+ * that names no source id the index holds (an unknown id, or no string id at all: a number, an object, null, a
+ * citation without the field), or that repeats an id already cited in the answer, is taken out; the rest stay in
+ * their order. Returns the checked answer (the input is not changed) and what was taken out, by path
  * and id only.
  */
 export function checkCitations(
@@ -70,18 +72,16 @@ export function checkCitations(
   for (const { array, path } of arrays) {
     const kept: Json[] = [];
     array.forEach((citation, position) => {
-      const id = typeof citation === "string" ? citation : isRecord(citation) ? citation[field] : undefined;
-      if (typeof id !== "string") {
+      const named = typeof citation === "string" ? citation : isRecord(citation) ? citation[field] : undefined;
+      // Only a string names a source: an id of another type cannot be one the index holds, whatever it prints as.
+      const id = typeof named === "string" ? named : null;
+      if (id !== null && known.has(id) && !cited.has(id)) {
+        cited.add(id);
         kept.push(citation);
         return;
       }
-      const reason = !known.has(id) ? "unknown" : cited.has(id) ? "duplicate" : undefined;
-      if (reason === undefined) {
-        cited.add(id);
-        kept.push(citation);
-      } else {
-        removed.push({ path: `${path}/${position}`, source_id: id, reason });
-      }
+      const reason = id !== null && known.has(id) ? "duplicate" : "unknown";
+      removed.push({ path: `${path}/${position}`, source_id: id, reason });
     });
     array.splice(0, array.length, ...kept);
   }

@@ -39,6 +39,17 @@ describe("checkCitations", () => {
     ]);
   });
 
+  it("takes out a citation that names no string source id: a number, an object, null, an array, none", () => {
+    const answer = {
+      citations: [{ source_id: 1 }, { source_id: { id: "S1" } }, { source_id: null }, {}, 7, null, ["S1"], "S1"],
+    };
+    const checked = checkCitations(answer, index);
+    expect(checked.answer).toEqual({ citations: ["S1"] });
+    expect(checked.removed).toEqual(
+      [0, 1, 2, 3, 4, 5, 6].map((at) => ({ path: `/citations/${at}`, source_id: null, reason: "unknown" })),
+    );
+  });
+
   it("leaves an answer without citations where the pointer leads, and refuses a pointer that is none", () => {
     expect(checkCitations({ other: 1 }, index)).toEqual({ answer: { other: 1 }, removed: [] });
     expect(checkCitations("text", index)).toEqual({ answer: "text", removed: [] });
