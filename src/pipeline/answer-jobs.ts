@@ -288,9 +288,10 @@ export interface JobPoll {
 
 /**
  * Answers a route of a job the gateway runs, from its state: another principal's job is 404 as an unknown one is; an
- * ended job past its keeping time is 410 JOB_EXPIRED; a job whose runner went silent (the process died) or that
- * outlived its deadlines is ended as `failed` first. Cancel is idempotent: a queued job is cancelled at once, a
- * running one once its call is aborted, an ended one stays as it ended.
+ * ended job past its keeping time is 410 JOB_EXPIRED (a week past it too, from the tombstone a sweep leaves); a job
+ * whose runner went silent (the process died) or that outlived its deadlines is ended as `failed` first. Cancel is
+ * idempotent: a queued job is cancelled at once, a running one once its call is aborted, an ended one stays as it
+ * ended.
  */
 export async function answerJob(poll: JobPoll): Promise<Response> {
   const { deps, input, route, action, headers, recorder } = poll;
@@ -301,7 +302,9 @@ export async function answerJob(poll: JobPoll): Promise<Response> {
   const limits = limitsOf(deps, poll.job.policy);
   let job = await settleStale(deps, poll.job, route, limits.job, limits.deadlineSeconds);
   const now = deps.now().getTime();
-  if (job.endedAt !== undefined && now - job.endedAt > limits.job.keep_hours * 60 * 60 * 1000) {
+  // A job the sweep left as a tombstone (its answer dropped) expired, whatever its policy version now says.
+  const kept = job.endedAt === undefined || now - job.endedAt <= limits.job.keep_hours * 60 * 60 * 1000;
+  if (job.response === null || !kept) {
     throw new GatewayError("JOB_EXPIRED", 410, "This answer job ended longer ago than the gateway keeps jobs.");
   }
   recorder.record.decision = "answered";

@@ -233,13 +233,20 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       return record === undefined ? undefined : structuredClone(record);
     },
 
-    async sweep({ now, jobsEndedBefore, sessionsIdleSince }) {
+    async sweep({ now, jobsEndedBefore, jobTombstonesEndedBefore, sessionsIdleSince }) {
       sweepExpired(cachedPrefixes, now);
       sweepExpired(responseHistories, now);
       sweepExpired(evidence, now);
       sweepExpired(sourceIndexes, now);
       for (const [id, job] of [...jobs.entries()]) {
-        if (job.endedAt !== undefined && job.endedAt < jobsEndedBefore) jobs.delete(id);
+        if (job.endedAt === undefined || job.endedAt >= jobsEndedBefore) continue;
+        if (job.endedAt < jobTombstonesEndedBefore) {
+          jobs.delete(id);
+        } else {
+          // The store's own copy, changed in place so that the job keeps its place among the newest.
+          job.response = null;
+          delete job.error;
+        }
       }
       for (const [id, session] of [...sessions.entries()]) {
         const turn = turns.get(id);

@@ -489,11 +489,15 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
       };
     },
 
-    async sweep({ now, jobsEndedBefore, sessionsIdleSince }) {
+    async sweep({ now, jobsEndedBefore, jobTombstonesEndedBefore, sessionsIdleSince }) {
       for (const table of ["cached_prefixes", "response_histories", "evidence", "source_indexes"]) {
         await database.run([`DELETE FROM ${table} WHERE expires_at <= ?`, [now]]);
       }
-      await database.run(["DELETE FROM jobs WHERE ended_at IS NOT NULL AND ended_at < ?", [jobsEndedBefore]]);
+      await database.run([
+        "UPDATE jobs SET response = 'null', error = NULL WHERE ended_at < ? AND response <> 'null'",
+        [jobsEndedBefore],
+      ]);
+      await database.run(["DELETE FROM jobs WHERE ended_at < ?", [jobTombstonesEndedBefore]]);
       await database.run([
         "DELETE FROM sessions WHERE last_turn_at < ? AND (turn_holder IS NULL OR turn_until <= ?)",
         [sessionsIdleSince, now],

@@ -93,7 +93,10 @@ export interface JobRecord {
   endedAt?: number;
   /** When its runner last said it is alive; a job whose runner has been silent too long is orphaned. */
   heartbeatAt: number;
-  /** The response object: as created (queued), then as answered. */
+  /**
+   * The response object: as created (queued), then as answered; null once a sweep dropped it from a job that expired
+   * (`Store.sweep`), whose id, principal and times stay as its tombstone.
+   */
   response: unknown;
   error?: JobError;
 }
@@ -129,7 +132,11 @@ export interface CaseFreeze {
 /** The times before which `Store.sweep` deletes rows, as epoch milliseconds. */
 export interface SweepCutoffs {
   now: number;
+  /** Answer jobs that ended before this have expired: a sweep drops their answers and keeps the rest as tombstones. */
   jobsEndedBefore: number;
+  /** The tombstones of jobs that ended before this are deleted. */
+  jobTombstonesEndedBefore: number;
+  /** Sessions without a turn since this are deleted (they expired long before; their rows hold no history). */
   sessionsIdleSince: number;
 }
 
@@ -253,9 +260,10 @@ export interface Store {
 
   /**
    * Deletes the rows nobody will read again: cached prefixes, response histories, evidence and source indexes
-   * expired at `cutoffs.now`, answer jobs that ended before `cutoffs.jobsEndedBefore`, and sessions without a turn
-   * since `cutoffs.sessionsIdleSince` whose turn is free. Safe on many processes at once (a PostgreSQL store lets
-   * one node at a time do it).
+   * expired at `cutoffs.now`, the tombstones of answer jobs that ended before `cutoffs.jobTombstonesEndedBefore`, and
+   * sessions without a turn since `cutoffs.sessionsIdleSince` whose turn is free; drops the answer (`response`,
+   * `error`) of a job that ended before `cutoffs.jobsEndedBefore`, keeping its tombstone, so that a poll is still told
+   * it expired. Safe on many processes at once (a PostgreSQL store lets one node at a time do it).
    */
   sweep(cutoffs: SweepCutoffs): Promise<void>;
 

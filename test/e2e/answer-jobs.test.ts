@@ -231,6 +231,29 @@ describe.each(stores)("answer jobs on the %s store", (_name, makeStore) => {
     expect(await refusal(client.responses.retrieve("resp_never_made"))).toMatchObject({ status: 404 });
   });
 
+  it("still answers its principal 410 JOB_EXPIRED after a sweep, for 7 days past the expiry, and others 404", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client({ key: "sk-alice" });
+    const created = await client.responses.create({ model: "gpt-4.1", input: "keep me", background: true });
+    await pollUntil(client, created.id, ended);
+    const endedAt = gateway.clock.now;
+    const expired = { status: 410, promptgate: "JOB_EXPIRED" };
+    gateway.clock.now = endedAt + 24 * hour + 1_000;
+    await gateway.sweep();
+    expect(await refusal(client.responses.retrieve(created.id))).toMatchObject(expired);
+    expect(await refusal(client.responses.cancel(created.id))).toMatchObject(expired);
+    const theirs = await refusal(gateway.client({ key: "sk-mallory" }).responses.retrieve(created.id));
+    expect(theirs).toMatchObject({ status: 404, promptgate: "NOT_FOUND" });
+    // Its answer is gone from the store: only the tombstone is left.
+    expect((await gateway.store.getJob(created.id))?.response).toBeNull();
+    gateway.clock.now = endedAt + (24 + 7 * 24) * hour;
+    await gateway.sweep();
+    expect(await refusal(client.responses.retrieve(created.id))).toMatchObject(expired);
+    gateway.clock.now += 1_000;
+    await gateway.sweep();
+    expect(await gateway.store.getJob(created.id)).toBeUndefined();
+  });
+
   it("ends a job whose runner went silent (its process died) as failed (internal) at the next poll", async () => {
     const gateway = await gatewayOn(makeStore);
     const client = gateway.client();

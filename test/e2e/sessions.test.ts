@@ -166,6 +166,25 @@ describe.each(stores)("follow-up sessions on the %s store", (_name, makeStore) =
     expect(expired).toMatchObject({ status: 400, code: "previous_response_not_found", promptgate: "SESSION_EXPIRED" });
   });
 
+  it("still answers SESSION_EXPIRED after a sweep, for 7 days past the expiry, then SESSION_NOT_FOUND", async () => {
+    const gateway = await gatewayOn(makeStore);
+    const client = gateway.client();
+    const first = await client.responses.create({ model: "gpt-4.1", input: "hello" });
+    const startedAt = gateway.clock.now;
+    const turn = () =>
+      refusal(client.responses.create({ model: "gpt-4.1", input: "late", previous_response_id: first.id }));
+    gateway.clock.now = startedAt + 24 * hour + 1;
+    await gateway.sweep();
+    expect(await turn()).toMatchObject({ status: 400, promptgate: "SESSION_EXPIRED" });
+    gateway.clock.now = startedAt + (24 + 7 * 24) * hour;
+    await gateway.sweep();
+    expect((await turn()).promptgate).toBe("SESSION_EXPIRED");
+    gateway.clock.now += 1;
+    await gateway.sweep();
+    expect((await turn()).promptgate).toBe("SESSION_NOT_FOUND");
+    expect(responsesSent(gateway)).toHaveLength(1);
+  });
+
   it("expires a session 7 days after its first turn, however active", async () => {
     const gateway = await gatewayOn(makeStore);
     const client = gateway.client();

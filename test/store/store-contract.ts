@@ -272,13 +272,19 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         await store.putJob(job);
         await store.putJob({ ...job, id: "resp_j2", endedAt: 4_500 });
         await store.putJob({ ...job, id: "resp_j3", state: "in_progress", endedAt: undefined });
+        await store.putJob({ ...job, id: "resp_j4", endedAt: 1_100 });
         await store.putSession(session);
         await store.putSession({ ...session, id: "resp_s2", lastTurnAt: 4_500 });
         // Idle long ago, but a turn of it is running: it stays.
         await store.putSession({ ...session, id: "resp_s3" });
         expect(await store.claimSessionTurn("resp_s3", "holder", 99_000, 3_000)).toBe(true);
 
-        await store.sweep({ now: 3_000, jobsEndedBefore: 2_000, sessionsIdleSince: 2_000 });
+        await store.sweep({
+          now: 3_000,
+          jobsEndedBefore: 2_000,
+          jobTombstonesEndedBefore: 1_200,
+          sessionsIdleSince: 2_000,
+        });
 
         // Read as of time 0, so that only the sweep can have made a row absent.
         expect(await store.getCachedPrefix("cachedContents/old", 0)).toBeUndefined();
@@ -289,12 +295,31 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         expect(await store.getEvidence("p1", "E-new", 0)).toBeDefined();
         expect(await store.getSourceIndex("p1", "S-old", 0)).toBeUndefined();
         expect(await store.getSourceIndex("p1", "S-new", 0)).toBeDefined();
-        expect(await store.getJob("resp_j1")).toBeUndefined();
-        expect(await store.getJob("resp_j2")).toBeDefined();
+        expect(await store.getJob("resp_j1")).toEqual({ ...job, response: null });
+        expect(await store.getJob("resp_j4")).toBeUndefined();
+        expect(await store.getJob("resp_j2")).toEqual({ ...job, id: "resp_j2", endedAt: 4_500 });
         expect(await store.getJob("resp_j3")).toBeDefined();
         expect(await store.getSession("resp_s1")).toBeUndefined();
         expect(await store.getSession("resp_s2")).toBeDefined();
         expect(await store.getSession("resp_s3")).toBeDefined();
+      });
+
+      it("keeps an expired job's id, principal, state and times as its tombstone, its answer and error dropped", async () => {
+        const error = { code: "timeout", message: "The provider did not answer in time.", ref: "ref_0000000000000001" };
+        const failed: JobRecord = {
+          ...job,
+          state: "failed",
+          response: { id: "resp_j1", output: ["x".repeat(10_000)] },
+          error,
+        };
+        await store.putJob(failed);
+        const cutoffs = { now: 3_000, jobsEndedBefore: 2_000, jobTombstonesEndedBefore: 1_000, sessionsIdleSince: 0 };
+        await store.sweep(cutoffs);
+        await store.sweep(cutoffs);
+        const { error: _dropped, ...kept } = failed;
+        expect(await store.getJob("resp_j1")).toEqual({ ...kept, response: null });
+        await store.sweep({ ...cutoffs, jobTombstonesEndedBefore: 1_501 });
+        expect(await store.getJob("resp_j1")).toBeUndefined();
       });
     });
 

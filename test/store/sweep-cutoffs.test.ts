@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Policy, PolicyVersion } from "../../src/policy/policy.js";
-import { sweepCutoffs } from "../../src/store/sweep-cutoffs.js";
+import { sweepCutoffs, tombstoneDays } from "../../src/store/sweep-cutoffs.js";
 
 const hour = 3_600_000;
+const week = 7 * 24 * hour;
 
 function version(tables: Partial<Pick<Policy, "jobs" | "session">>): PolicyVersion {
   const policy = { name: "p", ...tables } as Policy;
@@ -10,12 +11,14 @@ function version(tables: Partial<Pick<Policy, "jobs" | "session">>): PolicyVersi
 }
 
 describe("sweepCutoffs", () => {
-  it("keeps jobs and sessions for the longest time any known version keeps them, defaults included", () => {
+  it("keeps jobs and sessions for the longest time any known version keeps them, and their tombstones a week longer", () => {
+    expect(tombstoneDays).toBe(7);
     const now = 1_000 * hour;
     expect(sweepCutoffs([version({})], now)).toEqual({
       now,
       jobsEndedBefore: now - 24 * hour,
-      sessionsIdleSince: now - 24 * hour,
+      jobTombstonesEndedBefore: now - 24 * hour - week,
+      sessionsIdleSince: now - 24 * hour - week,
     });
     const longer = version({
       jobs: { mode: "gateway", max_running: 1, queue_seconds: 1, keep_hours: 72 },
@@ -24,7 +27,8 @@ describe("sweepCutoffs", () => {
     expect(sweepCutoffs([version({}), longer], now)).toEqual({
       now,
       jobsEndedBefore: now - 72 * hour,
-      sessionsIdleSince: now - 48 * hour,
+      jobTombstonesEndedBefore: now - 72 * hour - week,
+      sessionsIdleSince: now - 48 * hour - week,
     });
   });
 });

@@ -16,6 +16,7 @@ import { policies as bundledPolicies } from "../../src/runtime/workers/generated
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
+import { sweepCutoffs } from "../../src/store/sweep-cutoffs.js";
 import { surfaceNames } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
 import { freshDatabase, postgresUrl, testPostgresStore } from "./postgres.js";
@@ -50,6 +51,8 @@ export interface Gateway {
   /** The gateway's answer jobs running in this process. */
   jobs: JobHost;
   store: Store;
+  /** Sweeps the store at the fake clock's time, as a node does every ten minutes. */
+  sweep(): Promise<void>;
   /** Replaces the model table (as a reload or deploy would), from a table's TOML text. */
   useModels(text: string): void;
 }
@@ -140,6 +143,7 @@ export async function gatewayOn(
     app,
     jobs: deps.jobs as JobHost,
     store,
+    sweep: () => store.sweep(sweepCutoffs(policies.list(), clock.now)),
     useModels(text) {
       deps.models = modelTableOf({ path: "models.toml", text }, surfaceNames);
     },
