@@ -2,12 +2,13 @@ import { validate } from "@cfworker/json-schema";
 import { ajvUsesDiscriminators } from "./ajv-discriminator.js";
 import { type CompileOutcome, guardedCompile, type SchemaCompiling } from "./compiled-validator.js";
 import { ajvWouldCompile, resolveIn } from "./interpreted-admission.js";
+import { type BudgetedPass, budgetedPasses } from "./interpreted-budget.js";
 import { type InterpretedSchema, interpretedCopy } from "./interpreted-copy.js";
 import { neutralErrors } from "./interpreted-errors.js";
 import { alignFormats } from "./interpreted-formats.js";
 import { type MetaSchema, metaSchema, metaValid } from "./meta-schemas.js";
 import type { SchemaDialect } from "./prepare-schema.js";
-import { cutShort, interpretedBudget, stepsForAnswer, ValidationBudgetExhausted } from "./validation-budget.js";
+import { cutShort } from "./validation-budget.js";
 import type { ValidatorError } from "./validator-error.js";
 
 // Validation without code generation, for Workers (which forbid it during a request) and wherever else it is asked
@@ -76,44 +77,30 @@ export function interpretResponseSchema(
 }
 
 function interpretedValidate(copy: InterpretedSchema, discriminators: boolean) {
+  const budgeted = budgetedPasses(copy);
   return function validateInterpreted(answer: unknown): readonly ValidatorError[] {
     try {
-      return errorsOf(copy, answer, discriminators);
+      return errorsOf(copy, answer, discriminators, budgeted);
     } catch (error) {
       // The validator builds its locations with encodeURI, which throws on a name with a lone surrogate.
       if (!(error instanceof URIError)) throw error;
-      return errorsOf(copy, wellFormedNames(answer), discriminators);
+      return errorsOf(copy, wellFormedNames(answer), discriminators, budgeted);
     }
   };
 }
 
-function errorsOf(copy: InterpretedSchema, answer: unknown, discriminators: boolean): readonly ValidatorError[] {
+function errorsOf(
+  copy: InterpretedSchema,
+  answer: unknown,
+  discriminators: boolean,
+  budgeted: BudgetedPass,
+): readonly ValidatorError[] {
   // Most answers are valid: the first pass stops at the first failure, the second collects them all.
-  if (validate(answer, copy.root, "2020-12", budgeted(copy.lookup, answer), true).valid) return [];
-  const { errors } = validate(answer, copy.root, "2020-12", budgeted(copy.lookup, answer), false);
+  if (budgeted(answer, (lookup) => validate(answer, copy.root, "2020-12", lookup, true).valid)) return [];
+  const { errors } = budgeted(answer, (lookup) => validate(answer, copy.root, "2020-12", lookup, false));
   if (errors.length <= maxCollectedUnits) return neutralErrors(errors, copy, answer, discriminators);
   // The validator lists an applicator before the failures inside it: the first ones are a consistent part.
   return [...neutralErrors(errors.slice(0, maxCollectedUnits), copy, answer, discriminators), cutShort];
-}
-
-/**
- * The references of the schema as the validator follows them, each one step of the work budget of one pass (see
- * validation-budget.ts): the validator resolves every `$ref` it follows by a lookup there.
- */
-function budgeted(lookup: InterpretedSchema["lookup"], answer: unknown): InterpretedSchema["lookup"] {
-  let steps = interpretedBudget.base;
-  let extended = false;
-  return new Proxy(lookup, {
-    get(target, uri, receiver) {
-      if (--steps < 0 && !extended) {
-        // A large answer may take more, in proportion to its size: counted only for an answer that needs it.
-        extended = true;
-        steps += stepsForAnswer(answer, interpretedBudget) - interpretedBudget.base;
-      }
-      if (steps < 0) throw new ValidationBudgetExhausted();
-      return Reflect.get(target, uri, receiver);
-    },
-  });
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

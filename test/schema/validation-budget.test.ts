@@ -52,6 +52,25 @@ describe("the work budget of one validation", () => {
     expectCutShort(errors);
   });
 
+  it("counts a 2019-09 $recursiveRef as a reference: a self-recursive union 14 levels deep is cut short", () => {
+    const self = { $recursiveRef: "#" };
+    const schema = {
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      $recursiveAnchor: true,
+      anyOf: [
+        { type: "object", properties: { v: self, k: { type: "string" } }, required: ["v"] },
+        { type: "object", properties: { v: self, n: { type: "number" } }, required: ["v", "n"] },
+        { type: "object", properties: { v: self }, additionalProperties: false, minProperties: 2 },
+        { type: "integer" },
+      ],
+    };
+    const { valid, errors } = validateAnswer(schema, JSON.stringify(failingAnswer(14)));
+    expect(valid).toBe(false);
+    expect(errors).toHaveLength(1);
+    expectCutShort(errors);
+    expect(validateAnswer(schema, JSON.stringify({ v: { v: { v: 3 } } }))).toEqual({ valid: true, errors: [] });
+  });
+
   it("keeps a valid answer to a shallow chain valid", () => {
     const chain = reproductionChain(4);
     expect(validate(chain, chainAnswer(chain, [0, 1, 2, 3], false))).toEqual({ valid: true, errors: [] });
