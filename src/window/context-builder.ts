@@ -1,5 +1,6 @@
 import { codePoints } from "./code-points.js";
 import { nearDuplicates } from "./near-duplicates.js";
+import { oneLine, passageText } from "./passage-text.js";
 
 /** A retrieved passage: its text, where it comes from, and how relevant the retrieval found it. */
 export interface Chunk {
@@ -46,7 +47,7 @@ export interface SelectedChunk {
 export interface ContextBlock {
   block: string;
   selected: SelectedChunk[];
-  /** One entry per passage: the header it carries in the block. */
+  /** One entry per passage: the reference its header carries in the block (on one line). */
   sources: { n: number; reference: string }[];
   /** The block's size in code points, as the gateway counts it. */
   chars: number;
@@ -70,14 +71,16 @@ export const contextSeparator = "\n\n---\n\n";
  * Seed 002's bounded context: chunks chosen by relevance (ties: by source, page, then input place), at most
  * `maxPerDocument` of one document, none a near-duplicate of one already chosen, up to `topK` and within
  * `limitChars` (a chunk that would cross the limit is passed over for a smaller, less relevant one); each as
- * `[Quelle n: file, S. p]` and its text, separated by `---`. The same input gives the same block, byte for byte.
+ * `[Quelle n: file, S. p]` and its text, separated by `---`. A text's rule lines and lines opening with `[` are
+ * escaped (`\---`, `\[…`) and a header's line breaks become spaces, so that every passage has one header, its own
+ * (see `passageText`). The same input gives the same block, byte for byte.
  */
 export function buildContext(chunks: readonly Chunk[], options: ContextOptions): ContextBlock {
   const topK = options.topK ?? 8;
   const maxPerDocument = options.maxPerDocument ?? 3;
   const threshold = options.similarity ?? 0.8;
-  const label = options.label ?? "Quelle";
-  const pageLabel = options.pageLabel ?? "S.";
+  const label = oneLine(options.label ?? "Quelle");
+  const pageLabel = oneLine(options.pageLabel ?? "S.");
   if (!Number.isInteger(options.limitChars) || options.limitChars < 0) {
     throw new TypeError("limitChars must be a whole number of code points, 0 or more.");
   }
@@ -103,8 +106,8 @@ export function buildContext(chunks: readonly Chunk[], options: ContextOptions):
     if (selected.length >= topK) break;
     if ((perDocument.get(chunk.source) ?? 0) >= maxPerDocument) continue;
     const n = selected.length + 1;
-    const reference = `${chunk.source}${chunk.page === undefined ? "" : `, ${pageLabel} ${chunk.page}`}`;
-    const part = `[${label} ${n}: ${reference}]\n${chunk.text}`;
+    const reference = oneLine(`${chunk.source}${chunk.page === undefined ? "" : `, ${pageLabel} ${chunk.page}`}`);
+    const part = `[${label} ${n}: ${reference}]\n${passageText(chunk.text)}`;
     const added = codePoints(part) + (parts.length === 0 ? 0 : codePoints(contextSeparator));
     // The cheap checks first: a passage that does not fit is passed over before its words are read.
     if (chars + added > options.limitChars) continue;
