@@ -13,6 +13,7 @@ import type {
   SessionRecord,
   SourceIndexRecord,
   Store,
+  WindowEntry,
 } from "./store.js";
 
 /** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */
@@ -216,8 +217,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       for (const record of evidence.values()) {
         if (record.principal !== principal || record.id === except || record.expiresAt <= now) continue;
         count += 1;
-        // As SQL's LENGTH counts a text: in code points.
-        for (const _ of record.text) chars += 1;
+        chars += lengthOf(record.text);
       }
       return { count, chars };
     },
@@ -231,6 +231,28 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async getSourceIndex(principal, id, now) {
       const record = unexpired(sourceIndexes, JSON.stringify([principal, id]), now);
       return record === undefined ? undefined : structuredClone(record);
+    },
+    async sourceIndexUsage(principal, now, except) {
+      let count = 0;
+      let chars = 0;
+      for (const record of sourceIndexes.values()) {
+        if (record.principal !== principal || record.id === except || record.expiresAt <= now) continue;
+        count += 1;
+        chars += lengthOf(JSON.stringify(record.sources));
+      }
+      return { count, chars };
+    },
+    async windowUsage(now, except) {
+      const usage = { count: 0, chars: 0 };
+      const add = (kind: WindowEntry["kind"], record: EvidenceRecord | SourceIndexRecord, text: () => string) => {
+        if (record.expiresAt <= now) return;
+        if (kind === except.kind && record.principal === except.principal && record.id === except.id) return;
+        usage.count += 1;
+        usage.chars += lengthOf(text());
+      };
+      for (const record of evidence.values()) add("evidence", record, () => record.text);
+      for (const record of sourceIndexes.values()) add("source_index", record, () => JSON.stringify(record.sources));
+      return usage;
     },
 
     async sweep({ now, jobsEndedBefore, jobTombstonesEndedBefore, sessionsIdleSince }) {
@@ -311,4 +333,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async close() {},
   };
+}
+
+/** A text's length as SQL's LENGTH counts it: in code points. */
+function lengthOf(text: string): number {
+  let length = 0;
+  for (const _ of text) length += 1;
+  return length;
 }

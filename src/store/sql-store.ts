@@ -447,6 +447,27 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
       const sources = JSON.parse(row.sources) as string[];
       return { principal, id, sources, createdAt: row.created_at, expiresAt: row.expires_at };
     },
+    async sourceIndexUsage(principal, now, except) {
+      const row = await database.first<{ count: number; chars: number | null }>([
+        `SELECT COUNT(*) AS count, SUM(LENGTH(sources)) AS chars FROM source_indexes
+         WHERE principal = ? AND expires_at > ? AND id <> ?`,
+        [principal, now, except],
+      ]);
+      return { count: row?.count ?? 0, chars: row?.chars ?? 0 };
+    },
+    async windowUsage(now, except) {
+      // The entry a put replaces is left out of its own table only; "" is no principal's id, so it leaves out none.
+      const [evidence, sources] = except.kind === "evidence" ? [except, undefined] : [undefined, except];
+      const row = await database.first<{ count: number; chars: number | null }>([
+        `SELECT COUNT(*) AS count, SUM(chars) AS chars FROM (
+           SELECT LENGTH(text) AS chars FROM evidence WHERE expires_at > ? AND NOT (principal = ? AND id = ?)
+           UNION ALL
+           SELECT LENGTH(sources) AS chars FROM source_indexes WHERE expires_at > ? AND NOT (principal = ? AND id = ?)
+         ) AS kept`,
+        [now, evidence?.principal ?? "", evidence?.id ?? "", now, sources?.principal ?? "", sources?.id ?? ""],
+      ]);
+      return { count: row?.count ?? 0, chars: row?.chars ?? 0 };
+    },
 
     async secret(name) {
       const row = await database.writeThenRead<{ value: string }>(

@@ -122,6 +122,13 @@ export interface SourceIndexRecord {
   expiresAt: number;
 }
 
+/** One kept result or source index, by its principal and id. */
+export interface WindowEntry {
+  kind: "evidence" | "source_index";
+  principal: string;
+  id: string;
+}
+
 /** A case's state under one policy name: the version frozen for it and how many invalid answers it has had. */
 export interface CaseFreeze {
   name: string;
@@ -243,6 +250,16 @@ export interface Store {
   putSourceIndex(record: SourceIndexRecord): Promise<void>;
   /** The principal's source index of that id, or undefined when unknown or expired at `now`. */
   getSourceIndex(principal: string, id: string, now: number): Promise<SourceIndexRecord | undefined>;
+  /**
+   * How many unexpired source indexes a principal keeps at `now`, and the code points of their ids as kept (each a
+   * JSON array), leaving out the one of id `except`.
+   */
+  sourceIndexUsage(principal: string, now: number, except: string): Promise<{ count: number; chars: number }>;
+  /**
+   * How many unexpired results and source indexes all principals together keep at `now`, and their code points,
+   * leaving out the one `except` names (the one a put replaces): what pass-through callers share.
+   */
+  windowUsage(now: number, except: WindowEntry): Promise<{ count: number; chars: number }>;
 
   /**
    * A random secret of the store's, made on first use and the same for every process sharing the store from then on

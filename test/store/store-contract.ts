@@ -223,6 +223,41 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       });
     });
 
+    describe("source index and window usage", () => {
+      const index = { principal: "p1", id: "S1", sources: ["D1", "😀"], createdAt: 0, expiresAt: 5_000 };
+      const kept = { principal: "p1", id: "S1", text: "ab😀", pageChars: 2, createdAt: 0, expiresAt: 5_000 };
+
+      it("counts a principal's unexpired source indexes and their ids' code points as kept, leaving one out", async () => {
+        await store.putSourceIndex(index); // ["D1","😀"]: 10 code points
+        await store.putSourceIndex({ ...index, id: "S2", sources: [] });
+        await store.putSourceIndex({ ...index, id: "S3", expiresAt: 1_000 });
+        await store.putSourceIndex({ ...index, principal: "p2" });
+        expect(await store.sourceIndexUsage("p1", 2_000, "")).toEqual({ count: 2, chars: 12 });
+        expect(await store.sourceIndexUsage("p1", 2_000, "S2")).toEqual({ count: 1, chars: 10 });
+        expect(await store.sourceIndexUsage("p3", 2_000, "")).toEqual({ count: 0, chars: 0 });
+      });
+
+      it("counts every principal's unexpired results and source indexes together, leaving out the one replaced", async () => {
+        const none = { kind: "evidence", principal: "", id: "" } as const;
+        expect(await store.windowUsage(2_000, none)).toEqual({ count: 0, chars: 0 });
+        await store.putSourceIndex(index);
+        await store.putSourceIndex({ ...index, principal: "p2" });
+        await store.putSourceIndex({ ...index, id: "S3", expiresAt: 1_000 });
+        await store.putEvidence(kept);
+        await store.putEvidence({ ...kept, principal: "p2", text: "xyz" });
+        expect(await store.windowUsage(2_000, none)).toEqual({ count: 4, chars: 26 });
+        // The same principal and id in the other table stays counted.
+        expect(await store.windowUsage(2_000, { kind: "evidence", principal: "p1", id: "S1" })).toEqual({
+          count: 3,
+          chars: 23,
+        });
+        expect(await store.windowUsage(2_000, { kind: "source_index", principal: "p1", id: "S1" })).toEqual({
+          count: 3,
+          chars: 16,
+        });
+      });
+    });
+
     describe("sweeps", () => {
       const session: SessionRecord = {
         id: "resp_s1",
