@@ -49,6 +49,18 @@ export interface Config {
   metricsPort: number | undefined;
   /** Node processes serving one port (`PROMPTGATE_WORKERS`): a number, or `auto` for one per core; Workers ignore it. */
   workers: number | "auto";
+  /** How long a provider call may stall at each stage (`PROMPTGATE_UPSTREAM_*_SECONDS`); a policy may override each. */
+  upstreamTimeouts: UpstreamTimeouts;
+}
+
+/** Seconds a provider call may stall at each stage before it ends in `timeout` (contract section 11). */
+export interface UpstreamTimeouts {
+  /** Until the connection is open and the request goes out. */
+  connect: number;
+  /** A streamed call's wait, once the request went out, for its answer's head. */
+  firstByte: number;
+  /** A stream's wait for its next bytes, from its head on. */
+  idle: number;
 }
 
 /** The Node server's connection limits and shutdown drain, in milliseconds. */
@@ -117,6 +129,11 @@ export function readConfig(environment: Environment): Config {
       environment.PROMPTGATE_WORKERS === "auto"
         ? "auto"
         : readInteger(environment, "PROMPTGATE_WORKERS", 1, 1, 256, "1"),
+    upstreamTimeouts: {
+      connect: readSeconds(environment, "PROMPTGATE_UPSTREAM_CONNECT_SECONDS", 10),
+      firstByte: readSeconds(environment, "PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS", 120),
+      idle: readSeconds(environment, "PROMPTGATE_UPSTREAM_IDLE_SECONDS", 120),
+    },
   };
 }
 
@@ -259,6 +276,19 @@ function readInteger(
   if (!Number.isInteger(value) || value < min || value > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
     throw new ConfigError(`${variable}=${shown(text)} must be a whole number ${range} (unset: ${unset}).`);
+  }
+  return value;
+}
+
+/** A number of seconds above 0 and at most a day; fractions allowed. */
+function readSeconds(environment: Environment, variable: string, fallback: number): number {
+  const text = environment[variable];
+  if (text === undefined || text === "") return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || value > 86_400) {
+    throw new ConfigError(
+      `${variable}=${shown(text)} must be a number of seconds above 0, at most 86400 (unset: ${fallback}).`,
+    );
   }
   return value;
 }
