@@ -232,6 +232,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const record = unexpired(sourceIndexes, JSON.stringify([principal, id]), now);
       return record === undefined ? undefined : structuredClone(record);
     },
+    async deleteSourceIndex(principal, id) {
+      sourceIndexes.delete(JSON.stringify([principal, id]));
+    },
     async sourceIndexUsage(principal, now, except) {
       let count = 0;
       let chars = 0;

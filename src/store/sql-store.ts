@@ -447,6 +447,9 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
       const sources = JSON.parse(row.sources) as string[];
       return { principal, id, sources, createdAt: row.created_at, expiresAt: row.expires_at };
     },
+    async deleteSourceIndex(principal, id) {
+      await database.run(["DELETE FROM source_indexes WHERE principal = ? AND id = ?", [principal, id]]);
+    },
     async sourceIndexUsage(principal, now, except) {
       const row = await database.first<{ count: number; chars: number | null }>([
         `SELECT COUNT(*) AS count, SUM(LENGTH(sources)) AS chars FROM source_indexes

@@ -250,6 +250,8 @@ export interface Store {
   putSourceIndex(record: SourceIndexRecord): Promise<void>;
   /** The principal's source index of that id, or undefined when unknown or expired at `now`. */
   getSourceIndex(principal: string, id: string, now: number): Promise<SourceIndexRecord | undefined>;
+  /** Forgets a principal's source index of that id; an unknown one is ignored. */
+  deleteSourceIndex(principal: string, id: string): Promise<void>;
   /**
    * How many unexpired source indexes a principal keeps at `now`, and the code points of their ids as kept (each a
    * JSON array), leaving out the one of id `except`.

@@ -235,6 +235,10 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         expect(await store.sourceIndexUsage("p1", 2_000, "")).toEqual({ count: 2, chars: 12 });
         expect(await store.sourceIndexUsage("p1", 2_000, "S2")).toEqual({ count: 1, chars: 10 });
         expect(await store.sourceIndexUsage("p3", 2_000, "")).toEqual({ count: 0, chars: 0 });
+        await store.deleteSourceIndex("p1", "S1");
+        expect(await store.getSourceIndex("p1", "S1", 0)).toBeUndefined();
+        expect(await store.getSourceIndex("p2", "S1", 0)).toBeDefined();
+        expect(await store.sourceIndexUsage("p1", 2_000, "")).toEqual({ count: 1, chars: 2 });
       });
 
       it("counts every principal's unexpired results and source indexes together, leaving out the one replaced", async () => {
