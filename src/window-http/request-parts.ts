@@ -1,0 +1,27 @@
+import type { Context } from "hono";
+import type { Deps } from "../deps.js";
+import { invalidRequest } from "../errors/gateway-error.js";
+import { bearerToken } from "../http/keys.js";
+import { bodyReaderOf, parseJsonBody } from "../http/read-body.js";
+import type { RouteEnv } from "../http/route-env.js";
+import { principalOf } from "../pipeline/principal.js";
+import type { JsonObject } from "../surfaces/wire-fields.js";
+import { isPageSize, maxPageChars, minPageChars } from "../window/fragment.js";
+
+/** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */
+export async function jsonBodyOf(deps: Deps, c: Context<RouteEnv>): Promise<JsonObject> {
+  return parseJsonBody(await bodyReaderOf(c.env, c.req.raw)(deps.config.maxBodyBytes)).body;
+}
+
+/** A page size as asked for (a body member or a query parameter), checked. */
+export function pageCharsOf(value: unknown): number {
+  if (!isPageSize(value)) {
+    throw invalidRequest(`'page_chars' must be a whole number from ${minPageChars} to ${maxPageChars}.`, "page_chars");
+  }
+  return value;
+}
+
+/** The principal of a toolkit request: the keyed hash of its bearer key (none is one principal too). */
+export function callerOf(deps: Deps, request: Request): Promise<string> {
+  return principalOf(deps.store, bearerToken(request.headers.get("authorization")));
+}
