@@ -4,7 +4,8 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
-import { providerRejection, validateAnswer } from "../schema/diagnostics.js";
+import { validateAnswer } from "../schema/diagnostics.js";
+import { schemaRefusal } from "../schema/schema-refusal.js";
 import type { MeasuredEndpoint, ResponseFacts, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
 import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { RemovedCitation } from "../window/citations.js";
@@ -276,8 +277,10 @@ async function relaySchemaRejection(input: FinishInput, output: StructuredOutput
   const { record } = input.recorder;
   const bytes = await response.bytes();
   const errorBody = jsonObjectOf(bytes);
-  if (errorBody !== undefined && output.rejectsSchema(errorBody)) {
-    const validation = providerRejection("schema");
+  const refusal =
+    errorBody === undefined ? undefined : output.schemaRefusal(errorBody, input.prepared.call.responseSchema);
+  if (refusal !== undefined) {
+    const validation = schemaRefusal(refusal, input.prepared.call.responseSchema);
     record.validation = validation;
     const text = new TextDecoder().decode(bytes);
     record.upstream_error = upstreamFailure("INVALID_REQUEST", 400, text, input.call.secrets()).details.upstreamError;

@@ -206,7 +206,7 @@ function translatedEndpoint(client: MeasuredEndpoint, provider: MeasuredEndpoint
   const output = client.structuredOutput;
   const native = provider.structuredOutput;
   const structuredOutput =
-    output === undefined || native === undefined ? output : { ...output, rejectsSchema: native.rejectsSchema };
+    output === undefined || native === undefined ? output : { ...output, schemaRefusal: native.schemaRefusal };
   return { ...client, structuredOutput };
 }
 

@@ -23,6 +23,8 @@ export interface ValidationError {
   expected_types?: string[];
   /** For a type error: the JSON type found ("integer" for 3, "number" for 3.5, never "integer" for a boolean). */
   actual_type?: string;
+  /** For a provider's refusal of the schema: the JSON Schema keyword it refused, where it names one. */
+  refused_keyword?: string;
   /** One short English sentence on what to fix. */
   hint: string;
   /** Where an object was expected: an illustrative object made from the schema alone. */
@@ -164,23 +166,6 @@ function collected(reported: readonly ValidatorError[]): { failures: ValidatorEr
     failures.set(key, error);
   }
   return { failures: [...failures.values()], complete };
-}
-
-/** The same form for a provider that rejected the response schema itself or its own answer. */
-export function providerRejection(kind: "schema" | "answer"): Validation {
-  const error: ValidationError =
-    kind === "schema"
-      ? {
-          validation_path: "",
-          validation_keyword: "provider_schema",
-          hint: "The provider rejected the response schema.",
-        }
-      : {
-          validation_path: "",
-          validation_keyword: "provider_answer",
-          hint: "The provider rejected its answer as not matching the response schema.",
-        };
-  return { valid: false, errors: [error] };
 }
 
 function describe(issue: Issue, root: unknown, answer: unknown): ValidationError {

@@ -5,6 +5,7 @@ import type { Tape } from "../json/json-tape.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { RequestedReasoning } from "../routing/reasoning.js";
+import type { RefusalText } from "../schema/schema-refusal.js";
 import type { SimulatedClock } from "../simulated/simulated-clock.js";
 import type { ChatTranslation } from "./translation.js";
 import type { JsonObject } from "./wire-fields.js";
@@ -31,8 +32,12 @@ export interface StructuredOutput {
   withAnswerText(response: JsonObject, index: number, text: string): JsonObject;
   /** The answer text one streamed event adds to the first choice (its data parsed as JSON). */
   streamedText(event: JsonObject): string | undefined;
-  /** Whether a provider's 400 error body says it rejected the response schema. */
-  rejectsSchema(errorBody: JsonObject): boolean;
+  /**
+   * What a provider's 400 error body names where it says it rejected the response schema (`sent`, the schema as
+   * sent): its place and quoted words, which `schemaRefusal` keeps only where the schema holds them; undefined for
+   * any other 400.
+   */
+  schemaRefusal(errorBody: JsonObject, sent: unknown): RefusalText | undefined;
   /**
    * Why the provider stopped the answer of choice `index` before its end (its length limit, a filter), as the
    * provider's own word (`length`, `MAX_TOKENS`, `SAFETY`, `max_tokens` …); undefined when it ended as it should.

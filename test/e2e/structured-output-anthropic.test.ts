@@ -250,7 +250,14 @@ describe("Anthropic's own rejection of the response schema", () => {
     expect(error.errorCode).toBe("INVALID_REQUEST");
     expect(bodyOf(error).error.promptgate.diagnostics).toEqual({
       valid: false,
-      errors: [{ validation_path: "", validation_keyword: "provider_schema", hint: expect.any(String) }],
+      errors: [
+        {
+          validation_path: "",
+          validation_keyword: "provider_schema",
+          refused_keyword: "discriminator",
+          hint: expect.any(String),
+        },
+      ],
     });
     const text = await lastResponseText();
     expect(text).not.toContain("not supported");

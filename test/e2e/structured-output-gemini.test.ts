@@ -611,6 +611,37 @@ describe("Gemini's own rejection of the projected schema", () => {
     expect(await lastResponseText()).not.toContain("provider_schema");
   });
 
+  it("names the member its field path names (a map's [i] is the i-th member of the schema sent) and the keyword", async () => {
+    upstreamAnswers(
+      {
+        error: {
+          code: 400,
+          status: "INVALID_ARGUMENT",
+          message:
+            "Invalid JSON payload received. Unknown name \"exclusiveMinimum\" at 'generation_config.response_schema.properties[1].value': Cannot find field.",
+        },
+      },
+      400,
+    );
+    const schema = { type: "object", properties: { first: { type: "string" }, second: { type: "integer" } } };
+    const { body } = await apiErrorOf(
+      bounded().models.generateContent({
+        model: "gemini-test",
+        contents: "Bootstrap.",
+        config: { responseMimeType: "application/json", responseJsonSchema: schema },
+      }),
+    );
+    expect(body.error.promptgate.diagnostics.errors).toEqual([
+      {
+        validation_path: "/properties/second",
+        validation_keyword: "provider_schema",
+        refused_keyword: "exclusiveMinimum",
+        hint: "The provider rejected the response schema at /properties/second, naming its keyword 'exclusiveMinimum'.",
+      },
+    ]);
+    expect(await lastResponseText()).not.toContain("Cannot find field");
+  });
+
   // Any other failed answer goes through the one classifier: a fixed message, never the provider's text
   // (contract section 5), unless the policy passes upstream error text through.
   it("does not relay the provider's text of a 400 that is not about the schema", async () => {

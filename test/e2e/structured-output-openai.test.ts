@@ -381,10 +381,33 @@ describe("OpenAI's own rejection of the response schema", () => {
     expect(error.code).toBe("INVALID_REQUEST");
     expect(errorObject(error).promptgate.diagnostics).toEqual({
       valid: false,
-      errors: [{ validation_path: "", validation_keyword: "provider_schema", hint: expect.any(String) }],
+      errors: [
+        {
+          validation_path: "",
+          validation_keyword: "provider_schema",
+          refused_keyword: "discriminator",
+          hint: "The provider rejected the response schema, naming its keyword 'discriminator'.",
+        },
+      ],
     });
     const text = await lastResponseText();
     expect(text).not.toContain("not permitted");
     expect(text).not.toContain(providerMessage);
+  });
+
+  it("names the place in the schema the provider names, as far as the schema sent holds it", async () => {
+    const message =
+      "Invalid schema for response_format 'investigation_bootstrap_v22': In context=('properties', 'update', 'secret'), 'minimum' is not permitted.";
+    upstreamAnswers({ error: { message, type: "invalid_request_error", param: "response_format", code: null } }, 400);
+    const error = await apiErrorOf(bounded().chat.completions.create(chatCall()));
+    expect(errorObject(error).promptgate.diagnostics.errors).toEqual([
+      {
+        validation_path: "/properties/update/*",
+        validation_keyword: "provider_schema",
+        refused_keyword: "minimum",
+        hint: "The provider rejected the response schema at /properties/update/*, naming its keyword 'minimum'.",
+      },
+    ]);
+    expect(await lastResponseText()).not.toContain("secret");
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { providerRejection, type Validation, validateAnswer } from "../../src/schema/diagnostics.js";
+import { type Validation, validateAnswer } from "../../src/schema/diagnostics.js";
+import { schemaRefusal } from "../../src/schema/schema-refusal.js";
 
 const secret = "SECRET-7f3a";
 
@@ -450,9 +451,11 @@ describe("validateAnswer", () => {
   });
 });
 
-describe("providerRejection", () => {
-  it("reports a provider's rejection of the schema in the diagnostics form", () => {
-    expect(providerRejection("schema")).toEqual({
+describe("schemaRefusal", () => {
+  const sent = { type: "object", properties: { "a/b": { type: "object", properties: { n: { minimum: 1 } } } } };
+
+  it("reports a refusal that names nothing in the diagnostics form", () => {
+    expect(schemaRefusal(undefined, sent)).toEqual({
       valid: false,
       errors: [
         {
@@ -464,11 +467,28 @@ describe("providerRejection", () => {
     });
   });
 
-  it("reports a provider's rejection of its answer in the diagnostics form", () => {
-    const result = providerRejection("answer");
-    expect(result.valid).toBe(false);
-    expect(result.errors).toEqual([
-      expect.objectContaining({ validation_path: "", validation_keyword: "provider_answer" }),
+  it("names the place as far as the schema sent holds it, and a refused keyword", () => {
+    expect(
+      schemaRefusal({ path: ["properties", "a/b", "properties", "n"], words: ["x", "minimum"] }, sent).errors,
+    ).toEqual([
+      {
+        validation_path: "/properties/a~1b/properties/n",
+        validation_keyword: "provider_schema",
+        refused_keyword: "minimum",
+        hint: "The provider rejected the response schema at /properties/a~1b/properties/n, naming its keyword 'minimum'.",
+      },
     ]);
+  });
+
+  it("never repeats a provider's words the schema does not hold or that are no keyword", () => {
+    const [error] = schemaRefusal(
+      { path: ["properties", "secret text", "x"], words: ["secret text", "sk-123"] },
+      sent,
+    ).errors;
+    expect(error).toEqual({
+      validation_path: "/properties/*",
+      validation_keyword: "provider_schema",
+      hint: "The provider rejected the response schema at /properties/*.",
+    });
   });
 });

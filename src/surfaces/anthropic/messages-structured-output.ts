@@ -1,3 +1,4 @@
+import { quotedWords } from "../../schema/schema-refusal.js";
 import { errorMessageOf } from "../error-message.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
@@ -43,7 +44,13 @@ export const messagesStructuredOutput: StructuredOutput = {
     const place = textPlacer(text, (block) => block.type === "text");
     return { ...response, content: place(response.content as unknown[]) };
   },
-  rejectsSchema: (errorBody) => /output_config|output_format|json_schema|grammar/i.test(errorMessageOf(errorBody)),
+  schemaRefusal(errorBody) {
+    const message = errorMessageOf(errorBody);
+    if (!/output_config|output_format|json_schema|grammar/i.test(message)) return undefined;
+    // `output_config.format.schema.properties.name: …` names the place; the quoted words, the keyword.
+    const field = /(?:output_config\.format|output_format)\.schema((?:\.[^\s.:]+)*)/.exec(message)?.[1] ?? "";
+    return { path: field.split(".").slice(1), words: quotedWords(message) };
+  },
   streamedText(event) {
     if (event.type !== "content_block_delta" || !isObject(event.delta)) return undefined;
     return event.delta.type === "text_delta" && typeof event.delta.text === "string" ? event.delta.text : undefined;

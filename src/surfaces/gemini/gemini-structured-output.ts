@@ -1,9 +1,9 @@
 import { canonicalJson } from "../../json/canonical-json.js";
-import { errorMessageOf } from "../error-message.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
 import { geminiMember } from "./gemini-member.js";
+import { geminiSchemaRefusal } from "./gemini-schema-refusal.js";
 import { openApiToJsonSchema } from "./projection/openapi-to-json-schema.js";
 import { projectForGemini } from "./projection/projection.js";
 
@@ -84,8 +84,5 @@ export const geminiStructuredOutput: StructuredOutput = {
     return { ...response, candidates };
   },
   streamedText: (event) => candidateText(candidatesOf(event)[0]),
-  rejectsSchema: (errorBody) =>
-    /response_?(json_?)?schema|schema in generation_?config|nesting depth|too many states/i.test(
-      errorMessageOf(errorBody),
-    ),
+  schemaRefusal: geminiSchemaRefusal,
 };

@@ -1,6 +1,6 @@
-import { errorMessageOf } from "../error-message.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
+import { openaiSchemaRefusal } from "./openai-schema-refusal.js";
 
 function messageOf(choice: unknown): JsonObject | undefined {
   return isObject(choice) && isObject(choice.message) ? choice.message : undefined;
@@ -46,7 +46,7 @@ export const chatStructuredOutput: StructuredOutput = {
     );
     return { ...response, choices };
   },
-  rejectsSchema: (errorBody) => /response_format|json_schema|invalid schema/i.test(errorMessageOf(errorBody)),
+  schemaRefusal: openaiSchemaRefusal(/response_format|json_schema|invalid schema/i),
   streamedText(event) {
     const choice = Array.isArray(event.choices) ? event.choices[0] : undefined;
     const delta = isObject(choice) && isObject(choice.delta) ? choice.delta.content : undefined;

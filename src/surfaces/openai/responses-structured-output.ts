@@ -1,7 +1,7 @@
-import { errorMessageOf } from "../error-message.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
+import { openaiSchemaRefusal } from "./openai-schema-refusal.js";
 
 function outputTextParts(response: JsonObject): JsonObject[] {
   const parts: JsonObject[] = [];
@@ -55,7 +55,7 @@ export const responsesStructuredOutput: StructuredOutput = {
     if (typeof response.output_text === "string") replaced.output_text = text;
     return replaced;
   },
-  rejectsSchema: (errorBody) => /text\.format|json_schema|invalid schema/i.test(errorMessageOf(errorBody)),
+  schemaRefusal: openaiSchemaRefusal(/text\.format|json_schema|invalid schema/i),
   streamedText(event) {
     return event.type === "response.output_text.delta" && typeof event.delta === "string" ? event.delta : undefined;
   },
