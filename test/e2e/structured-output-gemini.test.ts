@@ -631,14 +631,17 @@ describe("Gemini's own rejection of the projected schema", () => {
         config: { responseMimeType: "application/json", responseJsonSchema: schema },
       }),
     );
-    expect(body.error.promptgate.diagnostics.errors).toEqual([
-      {
-        validation_path: "/properties/second",
-        validation_keyword: "provider_schema",
-        refused_keyword: "exclusiveMinimum",
-        hint: "The provider rejected the response schema at /properties/second, naming its keyword 'exclusiveMinimum'.",
-      },
-    ]);
+    expect(body.error.promptgate.diagnostics).toEqual({
+      valid: false,
+      errors: [
+        {
+          validation_path: "/properties/second",
+          validation_keyword: "provider_schema",
+          refused_keyword: "exclusiveMinimum",
+          hint: "The provider rejected the response schema at /properties/second, naming its keyword 'exclusiveMinimum'.",
+        },
+      ],
+    });
     expect(await lastResponseText()).not.toContain("Cannot find field");
   });
 

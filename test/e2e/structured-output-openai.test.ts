@@ -400,14 +400,17 @@ describe("OpenAI's own rejection of the response schema", () => {
       "Invalid schema for response_format 'investigation_bootstrap_v22': In context=('properties', 'update', 'secret'), 'minimum' is not permitted.";
     upstreamAnswers({ error: { message, type: "invalid_request_error", param: "response_format", code: null } }, 400);
     const error = await apiErrorOf(bounded().chat.completions.create(chatCall()));
-    expect(errorObject(error).promptgate.diagnostics.errors).toEqual([
-      {
-        validation_path: "/properties/update/*",
-        validation_keyword: "provider_schema",
-        refused_keyword: "minimum",
-        hint: "The provider rejected the response schema at /properties/update/*, naming its keyword 'minimum'.",
-      },
-    ]);
+    expect(errorObject(error).promptgate.diagnostics).toEqual({
+      valid: false,
+      errors: [
+        {
+          validation_path: "/properties/update/*",
+          validation_keyword: "provider_schema",
+          refused_keyword: "minimum",
+          hint: "The provider rejected the response schema at /properties/update/*, naming its keyword 'minimum'.",
+        },
+      ],
+    });
     expect(await lastResponseText()).not.toContain("secret");
   });
 });
