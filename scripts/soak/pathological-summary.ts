@@ -36,7 +36,9 @@ export function printBlockFigures(tally: Tally, blocks: BlockFigures): void {
   );
   for (const kind of pathologicalKinds) {
     const times = tally.durations.get(kind);
-    if (times !== undefined) console.log(`  ${kind.padEnd(26)} ${answersOf(tally, kind)}; ${latencies(times)}`);
+    if (times === undefined) continue;
+    const over = times.filter((ms) => ms > blockBoundMs).length;
+    console.log(`  ${kind.padEnd(26)} ${answersOf(tally, kind)}; ${latencies(times)}; ${over} over ${blockBoundMs} ms`);
   }
   for (const loop of blocks.gatewayLoop) {
     console.log(
