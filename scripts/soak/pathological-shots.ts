@@ -50,16 +50,23 @@ function nearDuplicateChunks(): Array<{ text: string; source: string; page: numb
 }
 
 /**
- * As many chunks as the context route admits, each of 150 words every chunk holds and 20 of its own (a Jaccard
- * similarity of 0.79, just under the default 0.8): the words every passage holds fall in each one's rarest-first
- * prefix, so each candidate is compared in full with every passage chosen before it, up to the largest `top_k`.
+ * As many chunks as the context route admits, their texts as long as it admits in all: each of 96 short words every
+ * chunk holds and 13 of its own (a Jaccard similarity of 0.79, just under the default 0.8). The words every passage
+ * holds fall in each one's rarest-first prefix, so each candidate is compared in full with every passage chosen before
+ * it, up to the largest `top_k`.
  */
 function similarChunksAtCaps(): Array<{ text: string; source: string; score: number }> {
-  const shared = Array.from({ length: 150 }, (_, word) => `s${word}`).join(" ");
-  return Array.from({ length: contextRequestLimits.maxChunks }, (_, index) => {
-    const words = Array.from({ length: 20 }, (_, word) => `c${index}w${word}`).join(" ");
+  const { maxChunks, maxTextChars } = contextRequestLimits;
+  const shared = Array.from({ length: 96 }, (_, word) => `s${word}`).join(" ");
+  const chunks = Array.from({ length: maxChunks }, (_, index) => {
+    const words = Array.from({ length: 13 }, (_, word) => `x${index.toString(36)}y${word.toString(36)}`).join(" ");
     return { text: `${shared} ${words}`, source: `doc${index % 7}.pdf`, score: 1 - index / 10_000 };
   });
+  const textChars = chunks.reduce((sum, chunk) => sum + chunk.text.length, 0);
+  // A 400 for the size would hide what this shot is for: say so at the start instead.
+  if (textChars > maxTextChars)
+    throw new Error(`The soak's chunks at the caps hold ${textChars} characters, over ${maxTextChars}.`);
+  return chunks;
 }
 
 const chunks = nearDuplicateChunks();
