@@ -17,6 +17,11 @@ export interface UpstreamRequest {
   body: Uint8Array<ArrayBuffer> | string | undefined;
   /** Aborts the upstream call, e.g. when the client disconnects. */
   signal: AbortNotice | undefined;
+  /**
+   * Told once the connection is open and the request goes out, which ends the connect timeout; a transport that
+   * cannot tell calls it as it starts.
+   */
+  connected?: (() => void) | undefined;
 }
 
 /** A provider's answer; the body is read once, either whole or as a stream. */

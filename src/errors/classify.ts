@@ -10,6 +10,7 @@ import { failureReason, statusReason } from "./failure-reason.js";
 import { GatewayError, type GatewayErrorDetails, type UpstreamErrorRecord } from "./gateway-error.js";
 import { recordedErrorText } from "./recorded-error-text.js";
 import { retryAfterOf } from "./retry-after.js";
+import { UpstreamTimedOut, type UpstreamTimeoutStage } from "./upstream-timed-out.js";
 
 /** What a surface reads from its provider's native error body. */
 export interface UpstreamErrorHint {
@@ -62,7 +63,8 @@ export function classifyUpstreamAnswer(answer: FailedAnswer, context: ClassifyCo
 }
 
 /**
- * A provider call that got no (whole) answer: `timeout` when the policy's deadline passed,
+ * A provider call that got no (whole) answer: `timeout` when the policy's deadline passed or one of
+ * the request's stage timeouts fired (`cause` an `UpstreamTimedOut`, its reason `<stage>_timeout`),
  * otherwise `upstream` (connection refused or reset, a body cut off).
  */
 export function classifyTransportFailure(
@@ -70,6 +72,10 @@ export function classifyTransportFailure(
   deadlinePassed: boolean,
   secrets: readonly string[],
 ): GatewayError {
+  if (UpstreamTimedOut.isInstance(cause) && !deadlinePassed) {
+    const text = `The upstream ${cause.stage} timeout fired.`;
+    return upstreamFailure("timeout", undefined, text, secrets, undefined, `${cause.stage}_timeout`);
+  }
   if (deadlinePassed) {
     return upstreamFailure(
       "timeout",
@@ -81,6 +87,20 @@ export function classifyTransportFailure(
     );
   }
   return upstreamFailure("upstream", undefined, describeCause(cause), secrets, undefined, failureReason(cause));
+}
+
+/** The stage whose timeout a classified failure's reason names, if it names one. */
+export function timedOutStageOf(reason: string | undefined): UpstreamTimeoutStage | undefined {
+  switch (reason) {
+    case "connect_timeout":
+      return "connect";
+    case "first_byte_timeout":
+      return "first_byte";
+    case "idle_timeout":
+      return "idle";
+    default:
+      return undefined;
+  }
 }
 
 /**

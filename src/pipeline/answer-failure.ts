@@ -1,5 +1,5 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
-import { classifyUpstreamAnswer } from "../errors/classify.js";
+import { classifyUpstreamAnswer, timedOutStageOf } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
@@ -45,4 +45,6 @@ export async function answerFailure(failed: FailedCall): Promise<Response> {
 export function noteFailure(record: CallRecord, error: GatewayError): void {
   record.error = error.code;
   if (error.details.upstreamError !== undefined) record.upstream_error = error.details.upstreamError;
+  const timedOut = timedOutStageOf(error.details.upstreamError?.reason);
+  if (timedOut !== undefined) record.upstream_timeout = timedOut;
 }

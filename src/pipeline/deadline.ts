@@ -1,3 +1,4 @@
+import type { UpstreamTimeouts } from "../config.js";
 import { type AbortNotice, CallNotice } from "../http/abort-notice.js";
 
 /** A call's upstream deadline: a signal that aborts when it passes or the client goes away, and a way to stop it. */
@@ -7,13 +8,15 @@ export interface Deadline {
   passed(): boolean;
   /** Stops the timer and the client watch once the call has ended, so a finished call holds neither. */
   clear(): void;
+  /** The stage timeouts of each of the call's provider requests, where its policy resolved them (else the configuration's). */
+  timeouts: UpstreamTimeouts | undefined;
 }
 
 /**
  * Starts the deadline of one provider call, `seconds` from now. Its one signal also aborts when
  * `client` does: one notice instead of `AbortSignal.any`, which costs several signals per call.
  */
-export function startDeadline(seconds: number, client?: AbortNotice): Deadline {
+export function startDeadline(seconds: number, client?: AbortNotice, timeouts?: UpstreamTimeouts): Deadline {
   const signal = new CallNotice();
   let passed = false;
   const timer = setTimeout(
@@ -32,6 +35,7 @@ export function startDeadline(seconds: number, client?: AbortNotice): Deadline {
   else client?.addEventListener("abort", clientLeft, { once: true });
   return {
     signal,
+    timeouts,
     passed: () => passed,
     clear: () => {
       clearTimeout(timer);

@@ -3,7 +3,7 @@ import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { AbortNotice } from "../http/abort-notice.js";
 import { type BodyReader, parseJsonBody, readCappedBody } from "../http/read-body.js";
-import { deadlineSecondsOf } from "../policy/policy.js";
+import { deadlineSecondsOf, upstreamTimeoutsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { checkProxiedBody } from "../surfaces/proxied-body.js";
 import type { Surface } from "../surfaces/surface.js";
@@ -121,7 +121,7 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     record.policy = policy.ref;
     debugPolicy(deps, ref, policy, record.case, requested);
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
-    deadline = startDeadline(deadlineSecondsOf(policy.policy), client);
+    deadline = startDeadline(deadlineSecondsOf(policy.policy), client, upstreamTimeoutsOf(policy.policy, deps.config));
     const traceparent = span?.traceparent();
     const call = openUpstreamCall(deps, {
       ref,

@@ -232,7 +232,7 @@ async function prepareAttempt(
       parsed.body,
       entry,
     );
-    const call = routedUpstreamCall(deps, measured.call, route.provider);
+    const call = routedUpstreamCall(deps, measured.call, route.provider, parsed.call.stream);
     record.provider = call.upstream.label;
     record.upstream_model =
       route.entry !== undefined && route.target !== undefined ? route.entry.upstreamModel : undefined;

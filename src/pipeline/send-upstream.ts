@@ -4,11 +4,14 @@ import { failureReason } from "../errors/failure-reason.js";
 import { debugUpstream } from "./debug-steps.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { upstreamRequest } from "./upstream-request.js";
+import { startRequestTimeouts } from "./upstream-timeouts.js";
 
 /**
- * Sends a request of the call upstream: the client's, or with `method` one the gateway makes itself. No answer, or a body that fails while it is read whole,
- * becomes `timeout` when the call's deadline has passed and `upstream` otherwise. A streamed body's
- * failures are the stream relay's to answer.
+ * Sends a request of the call upstream: the client's, or with `method` one the gateway makes itself, with the stage
+ * timeouts of contract section 11 (`startRequestTimeouts`; first byte for the client's own streamed request only). No
+ * answer, or a body that fails while it is read whole, becomes `timeout` when the call's deadline has passed or a
+ * stage timed out, and `upstream` otherwise. A streamed body's failures (an `idle` timeout among them) are the stream
+ * relay's to answer.
  */
 export async function sendUpstream(
   deps: Deps,
@@ -19,6 +22,14 @@ export async function sendUpstream(
 ): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
   const request = await upstreamRequest(call, path, body, method);
+  const streamed = method === undefined && call.streamed;
+  const timeouts = startRequestTimeouts(
+    call.deadline.signal,
+    call.deadline.timeouts ?? deps.config.upstreamTimeouts,
+    streamed,
+  );
+  request.signal = timeouts.signal;
+  request.connected = timeouts.connected;
   const startedAt = deps.now().getTime();
   const { timing } = call;
   timing.startedAt = performance.now();
@@ -29,8 +40,11 @@ export async function sendUpstream(
     timing.firstByteAt = performance.now();
   } catch (cause) {
     const passed = call.deadline.passed();
-    debugUpstream(deps, call.ref, request, { reason: passed ? "deadline" : failureReason(cause) }, startedAt);
-    throw classifyTransportFailure(cause, passed, call.secrets());
+    const failure = timeouts.fired() ?? cause;
+    debugUpstream(deps, call.ref, request, { reason: passed ? "deadline" : failureReason(failure) }, startedAt);
+    throw classifyTransportFailure(failure, passed, call.secrets());
+  } finally {
+    timeouts.answered();
   }
   debugUpstream(deps, call.ref, request, { status: response.status }, startedAt);
   return {
@@ -45,6 +59,6 @@ export async function sendUpstream(
         throw classifyTransportFailure(cause, call.deadline.passed(), call.secrets());
       }
     },
-    stream: () => response.stream(),
+    stream: () => timeouts.streamed(response.stream()),
   };
 }

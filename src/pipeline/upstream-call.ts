@@ -18,6 +18,8 @@ export interface UpstreamCall {
   provider: Surface;
   /** Whether the call is translated for `provider`: no header of the client's goes there, only the key. */
   translated: boolean;
+  /** Whether the client asked for a streamed answer: its own request then has a first-byte timeout. */
+  streamed: boolean;
   upstream: UpstreamConfig;
   request: Request;
   /** Aborts when the client goes away. */
@@ -72,17 +74,22 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
     traceparent: start.traceparent,
     provider: start.surface,
     translated: false,
+    streamed: false,
     upstream: upstreamOf(deps.config, start.surface.name),
     secrets: start.secrets,
     timing: {},
   };
 }
 
-/** The call sent to another provider, translated, with the credential that provider takes. */
-export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Surface): UpstreamCall {
-  if (provider === call.surface) return call;
+/**
+ * The call sent to `provider` (the client's own, or another, translated, with the credential that provider takes),
+ * streamed or not as the client asked.
+ */
+export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Surface, streamed: boolean): UpstreamCall {
+  if (provider === call.surface) return call.streamed === streamed ? call : { ...call, streamed };
   const credential = routedCredential(deps.config, provider);
-  return { ...call, provider, translated: true, credential, upstream: upstreamOf(deps.config, provider.name) };
+  const upstream = upstreamOf(deps.config, provider.name);
+  return { ...call, provider, translated: true, streamed, credential, upstream };
 }
 
 /** The keys the configuration holds: gateway keys, server-held provider keys, the admin key. */

@@ -1,3 +1,5 @@
+import type { Config, UpstreamTimeouts } from "../config.js";
+
 /**
  * A policy as its TOML file holds it, after validation against schemas/policy.schema.json.
  * Keys keep the file's snake_case so that the file, the schema and this type read alike.
@@ -61,6 +63,12 @@ export interface Policy {
   upstream?: {
     /** Seconds a provider call may take, its streamed answer included, before it ends in `timeout`. */
     deadline_seconds: number;
+    /** Overrides `PROMPTGATE_UPSTREAM_CONNECT_SECONDS`: seconds until the connection is open. */
+    connect_seconds?: number;
+    /** Overrides `PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS`: seconds a streamed call waits for its answer's head. */
+    first_byte_seconds?: number;
+    /** Overrides `PROMPTGATE_UPSTREAM_IDLE_SECONDS`: seconds a stream may go without bytes. */
+    idle_seconds?: number;
   };
   /** OpenAI calls translated for another provider. Optional, without a default object, to keep older identities. */
   translation?: {
@@ -140,6 +148,21 @@ export const defaultDeadlineSeconds = 960;
 /** The policy's upstream deadline in seconds. */
 export function deadlineSecondsOf(policy: Policy): number {
   return policy.upstream?.deadline_seconds ?? defaultDeadlineSeconds;
+}
+
+/** The stage timeouts of the policy's provider calls: its own `[upstream]` members over the configuration's. */
+export function upstreamTimeoutsOf(policy: Policy, config: Pick<Config, "upstreamTimeouts">): UpstreamTimeouts {
+  const defaults = config.upstreamTimeouts;
+  const own = policy.upstream;
+  if (own === undefined) return defaults;
+  if (own.connect_seconds === undefined && own.first_byte_seconds === undefined && own.idle_seconds === undefined) {
+    return defaults;
+  }
+  return {
+    connect: own.connect_seconds ?? defaults.connect,
+    firstByte: own.first_byte_seconds ?? defaults.firstByte,
+    idle: own.idle_seconds ?? defaults.idle,
+  };
 }
 
 /**

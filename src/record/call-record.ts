@@ -1,4 +1,5 @@
 import type { UpstreamErrorRecord } from "../errors/gateway-error.js";
+import type { UpstreamTimeoutStage } from "../errors/upstream-timed-out.js";
 import type { Validation } from "../schema/diagnostics.js";
 import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
@@ -91,6 +92,8 @@ export interface CallRecord {
    * place upstream error text is kept (unless the policy passes it through to the client).
    */
   upstream_error?: UpstreamErrorRecord;
+  /** The stage timeout that ended the provider call, where one did (contract section 11); the deadline is `upstream_error.reason`. */
+  upstream_timeout?: UpstreamTimeoutStage;
   /**
    * The first failure of the gateway's own during the call: where, and the error's class. Its stack is in
    * the `internal_error` log line of the same ref. Set also when the client's answer went out unharmed

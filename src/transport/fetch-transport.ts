@@ -5,13 +5,15 @@ import { abortSignalOf } from "../http/abort-notice.js";
 export type FetchFunction = (request: Request) => Promise<Response>;
 
 /**
- * A transport over a fetch function; the response body is streamed or read whole on demand. A
- * redirect is never followed (`redirect: "manual"`): following it would send the prompt and the
+ * A transport over a fetch function; the response body is streamed or read whole on demand. `fetch` does not tell
+ * when its connection is open, so the request counts as connected as it starts: the connect timeout bounds nothing
+ * here, and a streamed call's first-byte timeout runs from the start (contract section 11). A redirect is never followed (`redirect: "manual"`): following it would send the prompt and the
  * provider key to whatever host the `location` names. The 3xx comes back as it is, for the
  * pipeline to refuse.
  */
 export function fetchTransport(fetchFunction: FetchFunction): Transport {
   return async (upstream) => {
+    upstream.connected?.();
     const response = await fetchFunction(
       new Request(upstream.url, {
         method: upstream.method,

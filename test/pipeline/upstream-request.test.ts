@@ -19,6 +19,7 @@ function callOf(surface: Surface, path: string, credential: UpstreamCredential):
     surface,
     provider: surface,
     translated: false,
+    streamed: false,
     upstream: { baseUrl: "https://provider.test", simulated: false, label: "provider", serverKey },
     request: new Request(url),
     client: new AbortController().signal,

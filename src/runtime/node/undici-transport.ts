@@ -3,9 +3,10 @@ import type { Transport, UpstreamRequest, UpstreamResponse } from "../../deps.js
 
 /**
  * The Node transport: undici's Agent with keep-alive, several times cheaper per call than WHATWG fetch on Node.
- * Response bodies are read whole or streamed through. undici's own 300 s header and body timeouts are off: the
- * policy's deadline, through the request's signal, is the one limit on a provider call (an LLM may think for longer
- * before its first byte). A redirect is never followed (no redirect interceptor on the Agent): the 3xx comes back as
+ * Response bodies are read whole or streamed through. undici's own connect, header and body timeouts are off: the
+ * pipeline times a call (contract section 11), aborting it through the request's signal: its connect timeout ends
+ * when undici starts the request on an open connection (`connected`), its first-byte and idle timeouts and the
+ * policy's deadline are undici's header and body timeouts' counterparts, per policy and for streamed calls only. A redirect is never followed (no redirect interceptor on the Agent): the 3xx comes back as
  * it is, for the pipeline to refuse, rather than the prompt and key going to another host.
  *
  * It dispatches with a handler of its own (`AnswerHandler`) rather than through undici's `request()`, which wraps
@@ -19,6 +20,7 @@ export function undiciTransport(): Transport {
     connections: 256,
     headersTimeout: 0,
     bodyTimeout: 0,
+    connect: { timeout: 0 },
   });
   return (upstream) =>
     new Promise((resolve, reject) => {
@@ -63,6 +65,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   readonly #signal: UpstreamRequest["signal"];
   readonly #resolve: (response: UpstreamResponse) => void;
   readonly #reject: (error: unknown) => void;
+  readonly #connected: (() => void) | undefined;
   readonly #onAbort = () => this.#abort(this.#signal?.reason);
 
   constructor(
@@ -71,6 +74,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     reject: (error: unknown) => void,
   ) {
     this.#signal = upstream.signal;
+    this.#connected = upstream.connected;
     this.#resolve = resolve;
     this.#reject = reject;
     this.#signal?.addEventListener("abort", this.#onAbort);
@@ -79,6 +83,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
     if (this.#signal?.aborted) controller.abort(this.#signal.reason as Error);
+    else this.#connected?.();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, given: Record<string, unknown>): void {
@@ -127,8 +132,9 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   #abort(reason: unknown): void {
-    // Before `onRequestStart` (waiting for a connection), that step aborts it.
-    this.#controller?.abort(reason as Error);
+    // Before `onRequestStart` (waiting for a connection), the call fails now and that step aborts it, if it comes.
+    if (this.#controller === undefined) this.#reject(reason);
+    else this.#controller.abort(reason as Error);
   }
 
   #claim(): void {
