@@ -6,7 +6,7 @@ import { sha256Hex } from "../json/sha256-hex.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { type CachedPrefix, noCachedPrefix } from "../window/prompt-size.js";
-import { gatewayGuardsPrefixes, ownCachedPrefix } from "./cached-prefix-owner.js";
+import { gatewayGuardsPrefixes, ownCachedPrefix, principalOfCall } from "./cached-prefix-owner.js";
 import { isSuccess } from "./relay-response.js";
 import { sendUpstream } from "./send-upstream.js";
 import type { UpstreamCall } from "./upstream-call.js";
@@ -53,13 +53,26 @@ export async function resolveCachedPrefix(
     // call, could reach a cache that is not the caller's. Refused whatever the policy.
     if (gatewayGuardsPrefixes(deps)) throw unknownPrefix();
   } else if (reference.kind === "previous-response") {
-    const record = await deps.store.getResponseHistory(reference.id, now);
+    const record = await ownResponseHistory(deps, context.call, reference.id, now);
     // A background response the gateway has not seen ended has an output of unknown size: as unknown as an unseen id.
     if (record?.outputKnown) return { chars: record.chars, estimated: false, containsSchema: false };
+    // With gateway keys the provider would count another principal's response under the key all callers share.
+    if (gatewayGuardsPrefixes(deps)) throw unknownPrefix();
   }
   if (policy.policy.cache.unknown_prefix === "reject") throw unknownPrefix();
   const tokens = await providerTokenCount(deps, context, reference);
   return { chars: Math.ceil(tokens * policy.policy.cache.chars_per_token), estimated: true, containsSchema: false };
+}
+
+/**
+ * The recorded history of a stored response, unless it is a turn of another principal's session: that one is as
+ * unknown as an unseen id, so that a caller learns neither that it exists nor its size.
+ */
+async function ownResponseHistory(deps: Deps, call: UpstreamCall, id: string, now: number) {
+  const record = await deps.store.getResponseHistory(id, now);
+  if (record?.session === undefined) return record;
+  const session = await deps.store.getSession(record.session);
+  return session !== undefined && session.principal === (await principalOfCall(deps, call)) ? record : undefined;
 }
 
 async function providerTokenCount(
