@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import type { ServerResponse } from "node:http";
+import { connect, type Socket } from "node:net";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { CallRecord } from "../../src/record/call-record.js";
@@ -187,5 +189,78 @@ describe("the idle timeout", () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: "timeout" });
     await within(closed, 2_000, "the upstream stream to be aborted");
     expect(await recordOf(response.headers.get("x-promptgate-ref"))).toMatchObject({ upstream_timeout: "idle" });
+  });
+});
+
+/**
+ * A listener on loopback whose connections cannot open: a process that listens with a backlog of 1 and then blocks,
+ * never accepting, once two connections have filled its queue (Linux queues backlog + 1; Node takes a backlog of 0
+ * for its default). The kernel drops further connection attempts, which wait as they would for an unreachable host.
+ */
+async function unopenableListener(): Promise<{ origin: string; close: () => void }> {
+  const listener: ChildProcess = spawn(process.execPath, [
+    "-e",
+    `const server = require("node:net").createServer().listen({ port: 0, host: "127.0.0.1", backlog: 1 }, () => {
+      process.stdout.write(server.address().port + "\\n");
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
+    });`,
+  ]);
+  const port = await new Promise<number>((resolve, reject) => {
+    listener.stdout?.once("data", (data: Buffer) => resolve(Number(String(data).trim())));
+    listener.once("error", reject);
+  });
+  const fillers: Socket[] = [];
+  for (let filled = 0; filled < 2; filled++) {
+    fillers.push(
+      await new Promise<Socket>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => resolve(socket));
+        socket.once("error", reject);
+      }),
+    );
+  }
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => {
+      for (const filler of fillers) filler.destroy();
+      listener.kill();
+    },
+  };
+}
+
+describe("the connect timeout", () => {
+  it("gives a call whose provider connection never opens the native 504 timeout, recorded as connect", async () => {
+    const listener = await unopenableListener();
+    const gateway = await startGatewayUnderTest({
+      PROMPTGATE_POLICIES: copyPolicies({ "timeouts.short.toml": shortTimeouts }),
+      PROMPTGATE_ADMIN_KEY: adminKey,
+      PROMPTGATE_UPSTREAM_OPENAI: `${listener.origin}/v1`,
+    });
+    try {
+      const started = Date.now();
+      const unreachable = new OpenAI({
+        apiKey: "sk-client",
+        baseURL: `${gateway.gateway.url}/policies/timeouts.short/openai/v1`,
+        maxRetries: 0,
+      });
+      const error = await within(rejectionOf(unreachable.chat.completions.create(chat)), 10_000, "the timeout");
+      expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+      const timeout = error as InstanceType<typeof OpenAI.InternalServerError>;
+      expect(timeout.status).toBe(504);
+      expect(timeout.error).toMatchObject({ code: "timeout", promptgate: { code: "timeout", retryable: true } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const ref = timeout.headers?.get("x-promptgate-ref");
+      const record = await fetch(`${gateway.gateway.url}/promptgate/admin/calls/${ref}`, {
+        headers: { authorization: `Bearer ${adminKey}` },
+      });
+      expect(await record.json()).toMatchObject({
+        error: "timeout",
+        upstream_timeout: "connect",
+        upstream_error: { class: "timeout", reason: "connect_timeout" },
+      });
+    } finally {
+      await gateway.close();
+      listener.close();
+    }
   });
 });

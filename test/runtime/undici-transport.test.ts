@@ -256,3 +256,25 @@ describe("the undici transport", () => {
     });
   });
 });
+
+describe("the connection report", () => {
+  it("tells the pipeline the connection is open before the answer's head arrives", async () => {
+    let answered = false;
+    answers.set("/slow-head", (_request, response) => {
+      setTimeout(() => {
+        answered = true;
+        response.writeHead(200, { "content-type": "application/json" }).end("{}");
+      }, 100);
+    });
+    let connectedBeforeHead: boolean | undefined;
+    const response = await transport(
+      request("/slow-head", {
+        connected: () => {
+          connectedBeforeHead = !answered;
+        },
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(connectedBeforeHead).toBe(true);
+  });
+});
