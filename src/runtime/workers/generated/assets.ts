@@ -1067,6 +1067,24 @@ export const namedSchemas: [string, unknown][] = [
               "exclusiveMinimum": 0,
               "maximum": 86400,
               "default": 960
+            },
+            "connect_seconds": {
+              "description": "Overrides PROMPTGATE_UPSTREAM_CONNECT_SECONDS (default 10): seconds until the connection to the provider is open and the request goes out; past it the call ends in `timeout` (504).",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 86400
+            },
+            "first_byte_seconds": {
+              "description": "Overrides PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS (default 120): seconds a streamed call waits, once its request went out, for the answer's head (status and headers); past it the call ends in `timeout` (504). A non-streamed answer is bounded by deadline_seconds alone.",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 86400
+            },
+            "idle_seconds": {
+              "description": "Overrides PROMPTGATE_UPSTREAM_IDLE_SECONDS (default 120): seconds a streamed answer may go without bytes, from its head on; past it the stream ends with the surface's native error event (`timeout`).",
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 86400
             }
           }
         },

@@ -3590,7 +3590,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 }, "schemas": { "description": "The named schemas (files NAME.json in PROMPTGATE_SCHEMAS) a call's response schema must be one of, compared by content whether the client sends it natively or names it with x-promptgate-schema; a call with any other response schema is refused with INVALID_REQUEST before anything is sent. A call without a response schema is not affected. Unset: any schema.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,100}$" } }, "max_invalid_per_case": { "description": "The most answers that fail the full schema a case (x-promptgate-case) may have under this policy name; once it has that many, its calls are refused with INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count (DELETE /promptgate/admin/cases/{case}/invalid-answers). Repaired answers are valid. Unset: no cap.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } }, "citations": { "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "at": { "description": "JSON Pointer of the arrays of citations in the answer; `*` stands for every member or item on the way (e.g. /findings/*/citations). Default /citations.", "type": "string", "pattern": "^(/[^/]*)*$", "maxLength": 200 }, "field": { "description": "The member of a citation object that names its source; a citation that is a string is its own id. Default source_id.", "type": "string", "minLength": 1, "maxLength": 100 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 }, "schemas": { "description": "The named schemas (files NAME.json in PROMPTGATE_SCHEMAS) a call's response schema must be one of, compared by content whether the client sends it natively or names it with x-promptgate-schema; a call with any other response schema is refused with INVALID_REQUEST before anything is sent. A call without a response schema is not affected. Unset: any schema.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,100}$" } }, "max_invalid_per_case": { "description": "The most answers that fail the full schema a case (x-promptgate-case) may have under this policy name; once it has that many, its calls are refused with INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count (DELETE /promptgate/admin/cases/{case}/invalid-answers). Repaired answers are valid. Unset: no cap.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 }, "connect_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_CONNECT_SECONDS (default 10): seconds until the connection to the provider is open and the request goes out; past it the call ends in `timeout` (504).", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 }, "first_byte_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS (default 120): seconds a streamed call waits, once its request went out, for the answer's head (status and headers); past it the call ends in `timeout` (504). A non-streamed answer is bounded by deadline_seconds alone.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 }, "idle_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_IDLE_SECONDS (default 120): seconds a streamed answer may go without bytes, from its head on; past it the stream ends with the surface's native error event (`timeout`).", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } }, "citations": { "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "at": { "description": "JSON Pointer of the arrays of citations in the answer; `*` stands for every member or item on the way (e.g. /findings/*/citations). Default /citations.", "type": "string", "pattern": "^(/[^/]*)*$", "maxLength": 200 }, "field": { "description": "The member of a citation object that names its source; a citation that is a string is its own id. Default source_id.", "type": "string", "minLength": 1, "maxLength": 100 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -4567,7 +4567,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       if (data34 && typeof data34 == "object" && !Array.isArray(data34)) {
         const _errs72 = errors;
         for (const key8 in data34) {
-          if (!(key8 === "deadline_seconds")) {
+          if (!(key8 === "deadline_seconds" || key8 === "connect_seconds" || key8 === "first_byte_seconds" || key8 === "idle_seconds")) {
             const err74 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key8 } };
             if (vErrors === null) {
               vErrors = [err74];
@@ -4611,105 +4611,207 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
           }
           var valid13 = _errs73 === errors;
         }
+        if (data34.connect_seconds !== void 0) {
+          let data36 = data34.connect_seconds;
+          const _errs75 = errors;
+          const _errs76 = errors;
+          if (typeof data36 == "number") {
+            if (data36 > 86400 || isNaN(data36)) {
+              const err78 = { instancePath: instancePath + "/upstream/connect_seconds", schemaPath: "#/properties/upstream/properties/connect_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err78];
+              } else {
+                vErrors.push(err78);
+              }
+              errors++;
+            }
+            if (data36 <= 0 || isNaN(data36)) {
+              const err79 = { instancePath: instancePath + "/upstream/connect_seconds", schemaPath: "#/properties/upstream/properties/connect_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err79];
+              } else {
+                vErrors.push(err79);
+              }
+              errors++;
+            }
+          } else {
+            const err80 = { instancePath: instancePath + "/upstream/connect_seconds", schemaPath: "#/properties/upstream/properties/connect_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err80];
+            } else {
+              vErrors.push(err80);
+            }
+            errors++;
+          }
+          var valid13 = _errs75 === errors;
+        }
+        if (data34.first_byte_seconds !== void 0) {
+          let data37 = data34.first_byte_seconds;
+          const _errs77 = errors;
+          const _errs78 = errors;
+          if (typeof data37 == "number") {
+            if (data37 > 86400 || isNaN(data37)) {
+              const err81 = { instancePath: instancePath + "/upstream/first_byte_seconds", schemaPath: "#/properties/upstream/properties/first_byte_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err81];
+              } else {
+                vErrors.push(err81);
+              }
+              errors++;
+            }
+            if (data37 <= 0 || isNaN(data37)) {
+              const err82 = { instancePath: instancePath + "/upstream/first_byte_seconds", schemaPath: "#/properties/upstream/properties/first_byte_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err82];
+              } else {
+                vErrors.push(err82);
+              }
+              errors++;
+            }
+          } else {
+            const err83 = { instancePath: instancePath + "/upstream/first_byte_seconds", schemaPath: "#/properties/upstream/properties/first_byte_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err83];
+            } else {
+              vErrors.push(err83);
+            }
+            errors++;
+          }
+          var valid13 = _errs77 === errors;
+        }
+        if (data34.idle_seconds !== void 0) {
+          let data38 = data34.idle_seconds;
+          const _errs79 = errors;
+          const _errs80 = errors;
+          if (typeof data38 == "number") {
+            if (data38 > 86400 || isNaN(data38)) {
+              const err84 = { instancePath: instancePath + "/upstream/idle_seconds", schemaPath: "#/properties/upstream/properties/idle_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+              if (vErrors === null) {
+                vErrors = [err84];
+              } else {
+                vErrors.push(err84);
+              }
+              errors++;
+            }
+            if (data38 <= 0 || isNaN(data38)) {
+              const err85 = { instancePath: instancePath + "/upstream/idle_seconds", schemaPath: "#/properties/upstream/properties/idle_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err85];
+              } else {
+                vErrors.push(err85);
+              }
+              errors++;
+            }
+          } else {
+            const err86 = { instancePath: instancePath + "/upstream/idle_seconds", schemaPath: "#/properties/upstream/properties/idle_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err86];
+            } else {
+              vErrors.push(err86);
+            }
+            errors++;
+          }
+          var valid13 = _errs79 === errors;
+        }
       } else {
-        const err78 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
+        const err87 = { instancePath: instancePath + "/upstream", schemaPath: "#/properties/upstream/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err78];
+          vErrors = [err87];
         } else {
-          vErrors.push(err78);
+          vErrors.push(err87);
         }
         errors++;
       }
       var valid0 = _errs70 === errors;
     }
     if (data.translation !== void 0) {
-      let data36 = data.translation;
-      const _errs75 = errors;
-      const _errs76 = errors;
-      if (data36 && typeof data36 == "object" && !Array.isArray(data36)) {
-        const _errs77 = errors;
-        for (const key9 in data36) {
+      let data39 = data.translation;
+      const _errs81 = errors;
+      const _errs82 = errors;
+      if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
+        const _errs83 = errors;
+        for (const key9 in data39) {
           if (!(key9 === "droppable")) {
-            const err79 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
+            const err88 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key9 } };
             if (vErrors === null) {
-              vErrors = [err79];
+              vErrors = [err88];
             } else {
-              vErrors.push(err79);
+              vErrors.push(err88);
             }
             errors++;
           }
         }
-        if (data36.droppable !== void 0) {
-          let data37 = data36.droppable;
-          const _errs78 = errors;
-          const _errs79 = errors;
-          if (Array.isArray(data37)) {
-            if (data37.length > 100) {
-              const err80 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/maxItems", keyword: "maxItems", params: { limit: 100 } };
+        if (data39.droppable !== void 0) {
+          let data40 = data39.droppable;
+          const _errs84 = errors;
+          const _errs85 = errors;
+          if (Array.isArray(data40)) {
+            if (data40.length > 100) {
+              const err89 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/maxItems", keyword: "maxItems", params: { limit: 100 } };
               if (vErrors === null) {
-                vErrors = [err80];
+                vErrors = [err89];
               } else {
-                vErrors.push(err80);
+                vErrors.push(err89);
               }
               errors++;
             }
             let valid16 = true;
-            const len2 = data37.length;
+            const len2 = data40.length;
             for (let i3 = 0; i3 < len2; i3++) {
-              let data38 = data37[i3];
-              const _errs80 = errors;
-              const _errs81 = errors;
-              if (typeof data38 === "string") {
-                if (func2(data38) > 100) {
-                  const err81 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/maxLength", keyword: "maxLength", params: { limit: 100 } };
+              let data41 = data40[i3];
+              const _errs86 = errors;
+              const _errs87 = errors;
+              if (typeof data41 === "string") {
+                if (func2(data41) > 100) {
+                  const err90 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/maxLength", keyword: "maxLength", params: { limit: 100 } };
                   if (vErrors === null) {
-                    vErrors = [err81];
+                    vErrors = [err90];
                   } else {
-                    vErrors.push(err81);
+                    vErrors.push(err90);
                   }
                   errors++;
                 }
-                if (func2(data38) < 1) {
-                  const err82 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/minLength", keyword: "minLength", params: { limit: 1 } };
+                if (func2(data41) < 1) {
+                  const err91 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/minLength", keyword: "minLength", params: { limit: 1 } };
                   if (vErrors === null) {
-                    vErrors = [err82];
+                    vErrors = [err91];
                   } else {
-                    vErrors.push(err82);
+                    vErrors.push(err91);
                   }
                   errors++;
                 }
               } else {
-                const err83 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/type", keyword: "type", params: { type: "string" } };
+                const err92 = { instancePath: instancePath + "/translation/droppable/" + i3, schemaPath: "#/properties/translation/properties/droppable/items/type", keyword: "type", params: { type: "string" } };
                 if (vErrors === null) {
-                  vErrors = [err83];
+                  vErrors = [err92];
                 } else {
-                  vErrors.push(err83);
+                  vErrors.push(err92);
                 }
                 errors++;
               }
-              var valid15 = _errs80 === errors;
+              var valid15 = _errs86 === errors;
               if (!valid15) {
                 valid16 = false;
               }
             }
             let valid17;
-            let i4 = data37.length;
+            let i4 = data40.length;
             let j1;
             valid17 = true;
             if (i4 > 1) {
               const indices1 = {};
               for (; i4--; ) {
-                let item1 = data37[i4];
+                let item1 = data40[i4];
                 if (typeof item1 !== "string") {
                   continue;
                 }
                 if (typeof indices1[item1] == "number") {
                   j1 = indices1[item1];
-                  const err84 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/uniqueItems", keyword: "uniqueItems", params: { i: i4, j: j1 } };
+                  const err93 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/uniqueItems", keyword: "uniqueItems", params: { i: i4, j: j1 } };
                   if (vErrors === null) {
-                    vErrors = [err84];
+                    vErrors = [err93];
                   } else {
-                    vErrors.push(err84);
+                    vErrors.push(err93);
                   }
                   errors++;
                   valid17 = false;
@@ -4719,117 +4821,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
             }
           } else {
-            const err85 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/type", keyword: "type", params: { type: "array" } };
-            if (vErrors === null) {
-              vErrors = [err85];
-            } else {
-              vErrors.push(err85);
-            }
-            errors++;
-          }
-          var valid14 = _errs78 === errors;
-        }
-      } else {
-        const err86 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err86];
-        } else {
-          vErrors.push(err86);
-        }
-        errors++;
-      }
-      var valid0 = _errs75 === errors;
-    }
-    if (data.session !== void 0) {
-      let data39 = data.session;
-      const _errs82 = errors;
-      const _errs83 = errors;
-      if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
-        const _errs84 = errors;
-        for (const key10 in data39) {
-          if (!(key10 === "idle_hours" || key10 === "max_days" || key10 === "max_start_tokens" || key10 === "max_total_tokens" || key10 === "queue_seconds")) {
-            const err87 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 } };
-            if (vErrors === null) {
-              vErrors = [err87];
-            } else {
-              vErrors.push(err87);
-            }
-            errors++;
-          }
-        }
-        if (data39.idle_hours !== void 0) {
-          let data40 = data39.idle_hours;
-          const _errs85 = errors;
-          const _errs86 = errors;
-          if (typeof data40 == "number") {
-            if (data40 > 8760 || isNaN(data40)) {
-              const err88 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
-              if (vErrors === null) {
-                vErrors = [err88];
-              } else {
-                vErrors.push(err88);
-              }
-              errors++;
-            }
-            if (data40 <= 0 || isNaN(data40)) {
-              const err89 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err89];
-              } else {
-                vErrors.push(err89);
-              }
-              errors++;
-            }
-          } else {
-            const err90 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/type", keyword: "type", params: { type: "number" } };
-            if (vErrors === null) {
-              vErrors = [err90];
-            } else {
-              vErrors.push(err90);
-            }
-            errors++;
-          }
-          var valid18 = _errs85 === errors;
-        }
-        if (data39.max_days !== void 0) {
-          let data41 = data39.max_days;
-          const _errs87 = errors;
-          const _errs88 = errors;
-          if (typeof data41 == "number") {
-            if (data41 > 365 || isNaN(data41)) {
-              const err91 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/maximum", keyword: "maximum", params: { comparison: "<=", limit: 365 } };
-              if (vErrors === null) {
-                vErrors = [err91];
-              } else {
-                vErrors.push(err91);
-              }
-              errors++;
-            }
-            if (data41 <= 0 || isNaN(data41)) {
-              const err92 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err92];
-              } else {
-                vErrors.push(err92);
-              }
-              errors++;
-            }
-          } else {
-            const err93 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/type", keyword: "type", params: { type: "number" } };
-            if (vErrors === null) {
-              vErrors = [err93];
-            } else {
-              vErrors.push(err93);
-            }
-            errors++;
-          }
-          var valid18 = _errs87 === errors;
-        }
-        if (data39.max_start_tokens !== void 0) {
-          let data42 = data39.max_start_tokens;
-          const _errs89 = errors;
-          if (!(typeof data42 == "number" && (!(data42 % 1) && !isNaN(data42)))) {
-            const err94 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/type", keyword: "type", params: { type: "integer" } };
+            const err94 = { instancePath: instancePath + "/translation/droppable", schemaPath: "#/properties/translation/properties/droppable/type", keyword: "type", params: { type: "array" } };
             if (vErrors === null) {
               vErrors = [err94];
             } else {
@@ -4837,25 +4829,28 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          const _errs90 = errors;
-          if (typeof data42 == "number") {
-            if (data42 < 1 || isNaN(data42)) {
-              const err95 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
-              if (vErrors === null) {
-                vErrors = [err95];
-              } else {
-                vErrors.push(err95);
-              }
-              errors++;
-            }
-          }
-          var valid18 = _errs89 === errors;
+          var valid14 = _errs84 === errors;
         }
-        if (data39.max_total_tokens !== void 0) {
-          let data43 = data39.max_total_tokens;
-          const _errs91 = errors;
-          if (!(typeof data43 == "number" && (!(data43 % 1) && !isNaN(data43)))) {
-            const err96 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/type", keyword: "type", params: { type: "integer" } };
+      } else {
+        const err95 = { instancePath: instancePath + "/translation", schemaPath: "#/properties/translation/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err95];
+        } else {
+          vErrors.push(err95);
+        }
+        errors++;
+      }
+      var valid0 = _errs81 === errors;
+    }
+    if (data.session !== void 0) {
+      let data42 = data.session;
+      const _errs88 = errors;
+      const _errs89 = errors;
+      if (data42 && typeof data42 == "object" && !Array.isArray(data42)) {
+        const _errs90 = errors;
+        for (const key10 in data42) {
+          if (!(key10 === "idle_hours" || key10 === "max_days" || key10 === "max_start_tokens" || key10 === "max_total_tokens" || key10 === "queue_seconds")) {
+            const err96 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key10 } };
             if (vErrors === null) {
               vErrors = [err96];
             } else {
@@ -4863,10 +4858,14 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+        }
+        if (data42.idle_hours !== void 0) {
+          let data43 = data42.idle_hours;
+          const _errs91 = errors;
           const _errs92 = errors;
           if (typeof data43 == "number") {
-            if (data43 < 1 || isNaN(data43)) {
-              const err97 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+            if (data43 > 8760 || isNaN(data43)) {
+              const err97 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
               if (vErrors === null) {
                 vErrors = [err97];
               } else {
@@ -4874,16 +4873,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-          }
-          var valid18 = _errs91 === errors;
-        }
-        if (data39.queue_seconds !== void 0) {
-          let data44 = data39.queue_seconds;
-          const _errs93 = errors;
-          const _errs94 = errors;
-          if (typeof data44 == "number") {
-            if (data44 > 86400 || isNaN(data44)) {
-              const err98 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+            if (data43 <= 0 || isNaN(data43)) {
+              const err98 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err98];
               } else {
@@ -4891,46 +4882,42 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data44 <= 0 || isNaN(data44)) {
-              const err99 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+          } else {
+            const err99 = { instancePath: instancePath + "/session/idle_hours", schemaPath: "#/properties/session/properties/idle_hours/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err99];
+            } else {
+              vErrors.push(err99);
+            }
+            errors++;
+          }
+          var valid18 = _errs91 === errors;
+        }
+        if (data42.max_days !== void 0) {
+          let data44 = data42.max_days;
+          const _errs93 = errors;
+          const _errs94 = errors;
+          if (typeof data44 == "number") {
+            if (data44 > 365 || isNaN(data44)) {
+              const err100 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/maximum", keyword: "maximum", params: { comparison: "<=", limit: 365 } };
               if (vErrors === null) {
-                vErrors = [err99];
+                vErrors = [err100];
               } else {
-                vErrors.push(err99);
+                vErrors.push(err100);
+              }
+              errors++;
+            }
+            if (data44 <= 0 || isNaN(data44)) {
+              const err101 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err101];
+              } else {
+                vErrors.push(err101);
               }
               errors++;
             }
           } else {
-            const err100 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
-            if (vErrors === null) {
-              vErrors = [err100];
-            } else {
-              vErrors.push(err100);
-            }
-            errors++;
-          }
-          var valid18 = _errs93 === errors;
-        }
-      } else {
-        const err101 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err101];
-        } else {
-          vErrors.push(err101);
-        }
-        errors++;
-      }
-      var valid0 = _errs82 === errors;
-    }
-    if (data.jobs !== void 0) {
-      let data45 = data.jobs;
-      const _errs95 = errors;
-      const _errs96 = errors;
-      if (data45 && typeof data45 == "object" && !Array.isArray(data45)) {
-        const _errs97 = errors;
-        for (const key11 in data45) {
-          if (!(key11 === "mode" || key11 === "max_running" || key11 === "queue_seconds" || key11 === "keep_hours")) {
-            const err102 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
+            const err102 = { instancePath: instancePath + "/session/max_days", schemaPath: "#/properties/session/properties/max_days/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
               vErrors = [err102];
             } else {
@@ -4938,13 +4925,13 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
+          var valid18 = _errs93 === errors;
         }
-        if (data45.mode !== void 0) {
-          let data46 = data45.mode;
-          const _errs98 = errors;
-          const vSchema7 = schema313.properties.jobs.properties.mode.enum;
-          if (!(data46 === "gateway" || data46 === "provider")) {
-            const err103 = { instancePath: instancePath + "/jobs/mode", schemaPath: "#/properties/jobs/properties/mode/enum", keyword: "enum", params: { allowedValues: schema313.properties.jobs.properties.mode.enum } };
+        if (data42.max_start_tokens !== void 0) {
+          let data45 = data42.max_start_tokens;
+          const _errs95 = errors;
+          if (!(typeof data45 == "number" && (!(data45 % 1) && !isNaN(data45)))) {
+            const err103 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
               vErrors = [err103];
             } else {
@@ -4952,33 +4939,36 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid19 = _errs98 === errors;
-        }
-        if (data45.max_running !== void 0) {
-          let data47 = data45.max_running;
-          const _errs99 = errors;
-          if (!(typeof data47 == "number" && (!(data47 % 1) && !isNaN(data47)))) {
-            const err104 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/type", keyword: "type", params: { type: "integer" } };
-            if (vErrors === null) {
-              vErrors = [err104];
-            } else {
-              vErrors.push(err104);
-            }
-            errors++;
-          }
-          const _errs100 = errors;
-          if (typeof data47 == "number") {
-            if (data47 > 1e4 || isNaN(data47)) {
-              const err105 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 } };
+          const _errs96 = errors;
+          if (typeof data45 == "number") {
+            if (data45 < 1 || isNaN(data45)) {
+              const err104 = { instancePath: instancePath + "/session/max_start_tokens", schemaPath: "#/properties/session/properties/max_start_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
-                vErrors = [err105];
+                vErrors = [err104];
               } else {
-                vErrors.push(err105);
+                vErrors.push(err104);
               }
               errors++;
             }
-            if (data47 < 1 || isNaN(data47)) {
-              const err106 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+          }
+          var valid18 = _errs95 === errors;
+        }
+        if (data42.max_total_tokens !== void 0) {
+          let data46 = data42.max_total_tokens;
+          const _errs97 = errors;
+          if (!(typeof data46 == "number" && (!(data46 % 1) && !isNaN(data46)))) {
+            const err105 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err105];
+            } else {
+              vErrors.push(err105);
+            }
+            errors++;
+          }
+          const _errs98 = errors;
+          if (typeof data46 == "number") {
+            if (data46 < 1 || isNaN(data46)) {
+              const err106 = { instancePath: instancePath + "/session/max_total_tokens", schemaPath: "#/properties/session/properties/max_total_tokens/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
                 vErrors = [err106];
               } else {
@@ -4987,15 +4977,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           }
-          var valid19 = _errs99 === errors;
+          var valid18 = _errs97 === errors;
         }
-        if (data45.queue_seconds !== void 0) {
-          let data48 = data45.queue_seconds;
-          const _errs101 = errors;
-          const _errs102 = errors;
-          if (typeof data48 == "number") {
-            if (data48 > 86400 || isNaN(data48)) {
-              const err107 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
+        if (data42.queue_seconds !== void 0) {
+          let data47 = data42.queue_seconds;
+          const _errs99 = errors;
+          const _errs100 = errors;
+          if (typeof data47 == "number") {
+            if (data47 > 86400 || isNaN(data47)) {
+              const err107 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
               if (vErrors === null) {
                 vErrors = [err107];
               } else {
@@ -5003,8 +4993,8 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (data48 <= 0 || isNaN(data48)) {
-              const err108 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+            if (data47 <= 0 || isNaN(data47)) {
+              const err108 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
                 vErrors = [err108];
               } else {
@@ -5013,7 +5003,7 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               errors++;
             }
           } else {
-            const err109 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
+            const err109 = { instancePath: instancePath + "/session/queue_seconds", schemaPath: "#/properties/session/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
               vErrors = [err109];
             } else {
@@ -5021,33 +5011,42 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid19 = _errs101 === errors;
+          var valid18 = _errs99 === errors;
         }
-        if (data45.keep_hours !== void 0) {
-          let data49 = data45.keep_hours;
-          const _errs103 = errors;
+      } else {
+        const err110 = { instancePath: instancePath + "/session", schemaPath: "#/properties/session/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err110];
+        } else {
+          vErrors.push(err110);
+        }
+        errors++;
+      }
+      var valid0 = _errs88 === errors;
+    }
+    if (data.jobs !== void 0) {
+      let data48 = data.jobs;
+      const _errs101 = errors;
+      const _errs102 = errors;
+      if (data48 && typeof data48 == "object" && !Array.isArray(data48)) {
+        const _errs103 = errors;
+        for (const key11 in data48) {
+          if (!(key11 === "mode" || key11 === "max_running" || key11 === "queue_seconds" || key11 === "keep_hours")) {
+            const err111 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key11 } };
+            if (vErrors === null) {
+              vErrors = [err111];
+            } else {
+              vErrors.push(err111);
+            }
+            errors++;
+          }
+        }
+        if (data48.mode !== void 0) {
+          let data49 = data48.mode;
           const _errs104 = errors;
-          if (typeof data49 == "number") {
-            if (data49 > 8760 || isNaN(data49)) {
-              const err110 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
-              if (vErrors === null) {
-                vErrors = [err110];
-              } else {
-                vErrors.push(err110);
-              }
-              errors++;
-            }
-            if (data49 <= 0 || isNaN(data49)) {
-              const err111 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
-              if (vErrors === null) {
-                vErrors = [err111];
-              } else {
-                vErrors.push(err111);
-              }
-              errors++;
-            }
-          } else {
-            const err112 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/type", keyword: "type", params: { type: "number" } };
+          const vSchema7 = schema313.properties.jobs.properties.mode.enum;
+          if (!(data49 === "gateway" || data49 === "provider")) {
+            const err112 = { instancePath: instancePath + "/jobs/mode", schemaPath: "#/properties/jobs/properties/mode/enum", keyword: "enum", params: { allowedValues: schema313.properties.jobs.properties.mode.enum } };
             if (vErrors === null) {
               vErrors = [err112];
             } else {
@@ -5055,43 +5054,33 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             }
             errors++;
           }
-          var valid19 = _errs103 === errors;
+          var valid19 = _errs104 === errors;
         }
-      } else {
-        const err113 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/type", keyword: "type", params: { type: "object" } };
-        if (vErrors === null) {
-          vErrors = [err113];
-        } else {
-          vErrors.push(err113);
-        }
-        errors++;
-      }
-      var valid0 = _errs95 === errors;
-    }
-    if (data.citations !== void 0) {
-      let data50 = data.citations;
-      const _errs105 = errors;
-      const _errs106 = errors;
-      if (data50 && typeof data50 == "object" && !Array.isArray(data50)) {
-        const _errs107 = errors;
-        for (const key12 in data50) {
-          if (!(key12 === "at" || key12 === "field")) {
-            const err114 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
+        if (data48.max_running !== void 0) {
+          let data50 = data48.max_running;
+          const _errs105 = errors;
+          if (!(typeof data50 == "number" && (!(data50 % 1) && !isNaN(data50)))) {
+            const err113 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/type", keyword: "type", params: { type: "integer" } };
             if (vErrors === null) {
-              vErrors = [err114];
+              vErrors = [err113];
             } else {
-              vErrors.push(err114);
+              vErrors.push(err113);
             }
             errors++;
           }
-        }
-        if (data50.at !== void 0) {
-          let data51 = data50.at;
-          const _errs108 = errors;
-          const _errs109 = errors;
-          if (typeof data51 === "string") {
-            if (func2(data51) > 200) {
-              const err115 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/maxLength", keyword: "maxLength", params: { limit: 200 } };
+          const _errs106 = errors;
+          if (typeof data50 == "number") {
+            if (data50 > 1e4 || isNaN(data50)) {
+              const err114 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e4 } };
+              if (vErrors === null) {
+                vErrors = [err114];
+              } else {
+                vErrors.push(err114);
+              }
+              errors++;
+            }
+            if (data50 < 1 || isNaN(data50)) {
+              const err115 = { instancePath: instancePath + "/jobs/max_running", schemaPath: "#/properties/jobs/properties/max_running/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
                 vErrors = [err115];
               } else {
@@ -5099,8 +5088,16 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-            if (!pattern9.test(data51)) {
-              const err116 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/[^/]*)*$" } };
+          }
+          var valid19 = _errs105 === errors;
+        }
+        if (data48.queue_seconds !== void 0) {
+          let data51 = data48.queue_seconds;
+          const _errs107 = errors;
+          const _errs108 = errors;
+          if (typeof data51 == "number") {
+            if (data51 > 86400 || isNaN(data51)) {
+              const err116 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/maximum", keyword: "maximum", params: { comparison: "<=", limit: 86400 } };
               if (vErrors === null) {
                 vErrors = [err116];
               } else {
@@ -5108,33 +5105,33 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-          } else {
-            const err117 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/type", keyword: "type", params: { type: "string" } };
-            if (vErrors === null) {
-              vErrors = [err117];
-            } else {
-              vErrors.push(err117);
-            }
-            errors++;
-          }
-          var valid20 = _errs108 === errors;
-        }
-        if (data50.field !== void 0) {
-          let data52 = data50.field;
-          const _errs110 = errors;
-          const _errs111 = errors;
-          if (typeof data52 === "string") {
-            if (func2(data52) > 100) {
-              const err118 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/maxLength", keyword: "maxLength", params: { limit: 100 } };
+            if (data51 <= 0 || isNaN(data51)) {
+              const err117 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
               if (vErrors === null) {
-                vErrors = [err118];
+                vErrors = [err117];
               } else {
-                vErrors.push(err118);
+                vErrors.push(err117);
               }
               errors++;
             }
-            if (func2(data52) < 1) {
-              const err119 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/minLength", keyword: "minLength", params: { limit: 1 } };
+          } else {
+            const err118 = { instancePath: instancePath + "/jobs/queue_seconds", schemaPath: "#/properties/jobs/properties/queue_seconds/type", keyword: "type", params: { type: "number" } };
+            if (vErrors === null) {
+              vErrors = [err118];
+            } else {
+              vErrors.push(err118);
+            }
+            errors++;
+          }
+          var valid19 = _errs107 === errors;
+        }
+        if (data48.keep_hours !== void 0) {
+          let data52 = data48.keep_hours;
+          const _errs109 = errors;
+          const _errs110 = errors;
+          if (typeof data52 == "number") {
+            if (data52 > 8760 || isNaN(data52)) {
+              const err119 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/maximum", keyword: "maximum", params: { comparison: "<=", limit: 8760 } };
               if (vErrors === null) {
                 vErrors = [err119];
               } else {
@@ -5142,34 +5139,139 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
+            if (data52 <= 0 || isNaN(data52)) {
+              const err120 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/exclusiveMinimum", keyword: "exclusiveMinimum", params: { comparison: ">", limit: 0 } };
+              if (vErrors === null) {
+                vErrors = [err120];
+              } else {
+                vErrors.push(err120);
+              }
+              errors++;
+            }
           } else {
-            const err120 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/type", keyword: "type", params: { type: "string" } };
+            const err121 = { instancePath: instancePath + "/jobs/keep_hours", schemaPath: "#/properties/jobs/properties/keep_hours/type", keyword: "type", params: { type: "number" } };
             if (vErrors === null) {
-              vErrors = [err120];
+              vErrors = [err121];
             } else {
-              vErrors.push(err120);
+              vErrors.push(err121);
             }
             errors++;
           }
-          var valid20 = _errs110 === errors;
+          var valid19 = _errs109 === errors;
         }
       } else {
-        const err121 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/type", keyword: "type", params: { type: "object" } };
+        const err122 = { instancePath: instancePath + "/jobs", schemaPath: "#/properties/jobs/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err121];
+          vErrors = [err122];
         } else {
-          vErrors.push(err121);
+          vErrors.push(err122);
         }
         errors++;
       }
-      var valid0 = _errs105 === errors;
+      var valid0 = _errs101 === errors;
+    }
+    if (data.citations !== void 0) {
+      let data53 = data.citations;
+      const _errs111 = errors;
+      const _errs112 = errors;
+      if (data53 && typeof data53 == "object" && !Array.isArray(data53)) {
+        const _errs113 = errors;
+        for (const key12 in data53) {
+          if (!(key12 === "at" || key12 === "field")) {
+            const err123 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
+            if (vErrors === null) {
+              vErrors = [err123];
+            } else {
+              vErrors.push(err123);
+            }
+            errors++;
+          }
+        }
+        if (data53.at !== void 0) {
+          let data54 = data53.at;
+          const _errs114 = errors;
+          const _errs115 = errors;
+          if (typeof data54 === "string") {
+            if (func2(data54) > 200) {
+              const err124 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/maxLength", keyword: "maxLength", params: { limit: 200 } };
+              if (vErrors === null) {
+                vErrors = [err124];
+              } else {
+                vErrors.push(err124);
+              }
+              errors++;
+            }
+            if (!pattern9.test(data54)) {
+              const err125 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/[^/]*)*$" } };
+              if (vErrors === null) {
+                vErrors = [err125];
+              } else {
+                vErrors.push(err125);
+              }
+              errors++;
+            }
+          } else {
+            const err126 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/type", keyword: "type", params: { type: "string" } };
+            if (vErrors === null) {
+              vErrors = [err126];
+            } else {
+              vErrors.push(err126);
+            }
+            errors++;
+          }
+          var valid20 = _errs114 === errors;
+        }
+        if (data53.field !== void 0) {
+          let data55 = data53.field;
+          const _errs116 = errors;
+          const _errs117 = errors;
+          if (typeof data55 === "string") {
+            if (func2(data55) > 100) {
+              const err127 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/maxLength", keyword: "maxLength", params: { limit: 100 } };
+              if (vErrors === null) {
+                vErrors = [err127];
+              } else {
+                vErrors.push(err127);
+              }
+              errors++;
+            }
+            if (func2(data55) < 1) {
+              const err128 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/minLength", keyword: "minLength", params: { limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err128];
+              } else {
+                vErrors.push(err128);
+              }
+              errors++;
+            }
+          } else {
+            const err129 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/type", keyword: "type", params: { type: "string" } };
+            if (vErrors === null) {
+              vErrors = [err129];
+            } else {
+              vErrors.push(err129);
+            }
+            errors++;
+          }
+          var valid20 = _errs116 === errors;
+        }
+      } else {
+        const err130 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err130];
+        } else {
+          vErrors.push(err130);
+        }
+        errors++;
+      }
+      var valid0 = _errs111 === errors;
     }
   } else {
-    const err122 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err131 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err122];
+      vErrors = [err131];
     } else {
-      vErrors.push(err122);
+      vErrors.push(err131);
     }
     errors++;
   }
