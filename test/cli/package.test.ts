@@ -107,7 +107,7 @@ describe("the packed package", () => {
   it("exports the window toolkit as promptgate/window, with its types", async () => {
     expect(packedFiles).toContain("dist/window/index.d.ts");
     const script =
-      'import("promptgate/window").then(async (w) => console.log(JSON.stringify([w.codePoints("a😀"), (await w.fragment("abc", { pageChars: 2 })).length, w.checkpointDue({ resultsBytes: 4001, logBytes: 0 })])))';
+      'import("promptgate/window").then(async (w) => console.log(JSON.stringify([w.codePoints("a😀"), (await w.fragment("a".repeat(450), { pageChars: 200 })).length, w.checkpointDue({ resultsBytes: 4001, logBytes: 0 })])))';
     const imported = await run("node", ["--input-type=module", "-e", script], { cwd: app });
     expect(JSON.parse(imported.stdout)).toEqual([2, 3, true]);
   });
