@@ -56,6 +56,10 @@ export default defineConfig({
           PROMPTGATE_UPSTREAM_GEMINI: fakeGemini,
           // A routed call reaches Gemini with its server-held key only (test/workers/routing.test.ts).
           GEMINI_API_KEY: "gemini-test-key",
+          // Gemini is configured, so the others would use their public upstreams: no test calls those, they stay
+          // simulated. Pass-through calls may use the Gemini key here; test/workers/open-relay.test.ts drops this.
+          PROMPTGATE_SIMULATED: "on",
+          PROMPTGATE_OPEN_RELAY: "true",
           PROMPTGATE_LOG: "silent",
         },
         // Every fetch the worker sends out (the simulated provider answers in-process and never gets here).

@@ -13,6 +13,16 @@ export interface UpstreamConfig {
   label: string;
   /** A server-held provider key: used when the client sends none, and always in gateway-key mode. */
   serverKey: string | undefined;
+  /**
+   * Set when the provider has no upstream to call (none configured, and no public one): the variable to set.
+   * Every call for it is 403 `account_selection` naming that variable.
+   */
+  unavailable?: string;
+  /**
+   * Set when the provider is not configured but others are: its calls go to its public upstream, and only with the
+   * client's own credential (a call that would need its server-held key is 403 naming the key's variable).
+   */
+  unconfigured?: boolean;
 }
 
 /** The gateway's configuration, read from the environment (contract section 1). */
@@ -27,6 +37,13 @@ export interface Config {
   adminKey: string | undefined;
   /** Gateway keys (`PROMPTGATE_KEYS`): when any is set, clients must present one instead of a provider key. */
   gatewayKeys: readonly string[];
+  /** `PROMPTGATE_OPEN_RELAY=true`: callers beyond loopback may use the server-held keys in pass-through mode. */
+  openRelay: boolean;
+  /**
+   * Whether a pass-through call may be sent with a server-held key. On Node always: start-up refuses to listen beyond
+   * loopback unless `openRelay`. Where there is no loopback (Workers, `readConfig`'s `beyondLoopback`), `openRelay`.
+   */
+  passThroughServerKeys: boolean;
   /** Origins whose browser pages may call the gateway (`PROMPTGATE_CORS_ORIGINS`, `*` for any); undefined: no CORS. */
   corsOrigins: readonly string[] | undefined;
   db: string;
@@ -99,10 +116,19 @@ export class ConfigError extends Error {
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
+/** How a runtime is reached. */
+export interface ReadOptions {
+  /** The runtime is reached beyond loopback, with no listen address to refuse at start-up (Workers). */
+  beyondLoopback?: boolean;
+}
+
 /** Reads the configuration from environment variables; throws ConfigError naming a bad variable. */
-export function readConfig(environment: Environment): Config {
+export function readConfig(environment: Environment, options: ReadOptions = {}): Config {
+  const simulateUnconfigured =
+    readSimulated(environment) || !surfaces.some((surface) => isConfigured(environment, surface));
   const upstreams: Record<string, UpstreamConfig> = {};
-  for (const surface of surfaces) upstreams[surface.name] = readUpstream(environment, surface);
+  for (const surface of surfaces) upstreams[surface.name] = readUpstream(environment, surface, simulateUnconfigured);
+  const openRelay = readFlag(environment, "PROMPTGATE_OPEN_RELAY", false);
   return {
     host: environment.HOST || "127.0.0.1",
     port: readInteger(environment, "PORT", 8787, 0, 65535),
@@ -112,6 +138,8 @@ export function readConfig(environment: Environment): Config {
     upstreams,
     adminKey: environment.PROMPTGATE_ADMIN_KEY || undefined,
     gatewayKeys: readGatewayKeys(environment.PROMPTGATE_KEYS),
+    openRelay,
+    passThroughServerKeys: options.beyondLoopback !== true || openRelay,
     corsOrigins: readCorsOrigins(environment.PROMPTGATE_CORS_ORIGINS),
     db: environment.PROMPTGATE_DB || "./data/promptgate.db",
     dbPoolSize: readInteger(environment, "PROMPTGATE_DB_POOL", 10, 1, 1000),
@@ -227,16 +255,33 @@ function readLogFormat(text: string | undefined): LogFormat | undefined {
   return format;
 }
 
+/** `PROMPTGATE_SIMULATED=on`: every provider not configured is simulated, as on the first run. */
+function readSimulated(environment: Environment): boolean {
+  const text = environment.PROMPTGATE_SIMULATED;
+  if (text === undefined || text === "" || text === "off") return false;
+  if (text === "on") return true;
+  throw new ConfigError(
+    `PROMPTGATE_SIMULATED=${shown(text)} must be on or off (unset: simulated only while no provider is configured).`,
+  );
+}
+
+/** Whether a provider is configured: a real upstream URL (not `simulated`) or a server-held key is set. */
+function isConfigured(environment: Environment, surface: Surface): boolean {
+  const { variable, keyVariable } = surface.upstream;
+  const url = environment[variable];
+  return Boolean(environment[keyVariable]) || (Boolean(url) && url !== "simulated");
+}
+
 /**
- * A provider's upstream: its configured URL, else its public default once a key is set, else (or when set to
- * `simulated`) the built-in stand-in. A provider with no public default needs its URL for a key to matter.
+ * A provider's upstream (contract section 11): `simulated` when set so, or when it is not configured and
+ * unconfigured ones are simulated (the first run, `PROMPTGATE_SIMULATED=on`); else its configured URL, else its
+ * public one; a provider with neither is unavailable, each call refused naming its URL variable.
  */
-function readUpstream(environment: Environment, surface: Surface): UpstreamConfig {
+function readUpstream(environment: Environment, surface: Surface, simulateUnconfigured: boolean): UpstreamConfig {
   const { variable, keyVariable, defaultBaseUrl } = surface.upstream;
   const serverKey = environment[keyVariable] || undefined;
   const configured = environment[variable] || undefined;
-  const target = configured ?? (serverKey === undefined ? undefined : defaultBaseUrl);
-  if (configured === "simulated" || target === undefined) {
+  if (configured === "simulated" || (simulateUnconfigured && !isConfigured(environment, surface))) {
     return {
       baseUrl: `${simulatedOrigin}${surface.simulated.basePath}`,
       simulated: true,
@@ -244,6 +289,10 @@ function readUpstream(environment: Environment, surface: Surface): UpstreamConfi
       serverKey,
     };
   }
+  const target = configured ?? defaultBaseUrl;
+  const unconfigured = !isConfigured(environment, surface);
+  if (target === undefined)
+    return { baseUrl: "", simulated: false, label: "unconfigured", serverKey, unavailable: variable };
   const baseUrl = target.replace(/\/+$/, "");
   if (!URL.canParse(baseUrl) || !/^https?:$/.test(new URL(baseUrl).protocol)) {
     const example = defaultBaseUrl ?? "http://127.0.0.1:8000/v1";
@@ -251,7 +300,8 @@ function readUpstream(environment: Environment, surface: Surface): UpstreamConfi
       `${variable}=${shown(withoutCredentials(target))} must be an http(s) URL such as ${example}, or "simulated".`,
     );
   }
-  return { baseUrl, simulated: false, label: new URL(baseUrl).origin, serverKey };
+  const upstream: UpstreamConfig = { baseUrl, simulated: false, label: new URL(baseUrl).origin, serverKey };
+  return unconfigured ? { ...upstream, unconfigured } : upstream;
 }
 
 /** The upstream of a provider (a surface's name); every registered surface has one. */

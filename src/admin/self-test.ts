@@ -14,7 +14,7 @@ export interface SelfTestProvider {
   pass: boolean;
   /** The job's last state: `completed`, `failed`, `cancelled`, or still `queued`/`in_progress` at the timeout. */
   state: string;
-  /** Why it did not pass: the job's error code, `invalid_answer`, or `timeout`. */
+  /** Why it did not pass: the job's error code, `invalid_answer`, `timeout`, or `simulated` (answered by the stand-in). */
   problem?: string;
   /** The ref of the failed call, where the job has one. */
   ref?: string;
@@ -47,6 +47,14 @@ const defaultModels: Record<string, string> = {
 /** How often a job is polled. */
 const pollMs = 250;
 
+/** How the release check runs. */
+export interface SelfTestOptions {
+  /** How long each job may take. */
+  timeoutMs: number;
+  /** Whether a provider answered by the simulated one passes (default true); `promptgate selftest` without `--simulated` fails it. */
+  simulatedPasses?: boolean;
+}
+
 /**
  * The release check of seed 004: for every provider, one synthetic answer job, created and polled through the
  * gateway's own OpenAI Responses API like a client (`fetch` is the app), must end `completed` with a structured
@@ -56,7 +64,7 @@ const pollMs = 250;
 export async function selfTest(
   deps: Deps,
   fetch: (request: Request) => Promise<Response>,
-  options: { timeoutMs: number },
+  options: SelfTestOptions,
 ): Promise<SelfTestReport> {
   const providers = await Promise.all(surfaceNames.map((provider) => checkProvider(deps, fetch, provider, options)));
   return { pass: providers.every((provider) => provider.pass), providers };
@@ -66,7 +74,7 @@ async function checkProvider(
   deps: Deps,
   fetch: (request: Request) => Promise<Response>,
   provider: string,
-  options: { timeoutMs: number },
+  options: SelfTestOptions,
 ): Promise<SelfTestProvider> {
   const model =
     deps.models.listed().find((entry) => entry.provider === provider)?.name ?? defaultModels[provider] ?? provider;
@@ -118,7 +126,10 @@ async function checkProvider(
     return result(String(isObject(job) ? job.status : "unknown"), String(error.code ?? "failed"));
   }
   const valid = validateAnswer(schema, outputText(job)).valid;
-  return result("completed", valid ? undefined : "invalid_answer");
+  if (!valid) return result("completed", "invalid_answer");
+  // A release check that only reached the stand-in checked no provider.
+  const simulated = upstreamOf(deps.config, provider).simulated && options.simulatedPasses === false;
+  return result("completed", simulated ? "simulated" : undefined);
 }
 
 /** The text of a Response object's output messages. */

@@ -50,13 +50,27 @@ export function authenticationRequired(): GatewayError {
 }
 
 /**
- * The upstream credential of an authenticated call: the client's own in pass-through, else the
- * server-held key; a surface with no server-held key to replace the gateway key with gets 403
- * `account_selection` (a fixed message).
+ * The upstream credential of an authenticated call: the client's own in pass-through, else the server-held key.
+ * 403 `account_selection`, naming the variable to set, when the provider has no upstream, when the call needs a
+ * server-held key (gateway keys, or a pass-through client that presents none) that is not set, or when such a key
+ * would serve a pass-through caller where the runtime refuses that (`passThroughServerKeys`).
  */
-export function upstreamCredential(config: Config, surface: Surface): UpstreamCredential {
-  if (config.gatewayKeys.length === 0) return { kind: "client" };
-  return serverCredential(config, surface, "No provider key is configured for this surface.");
+export function upstreamCredential(config: Config, surface: Surface, clientPresents: boolean): UpstreamCredential {
+  const upstream = upstreamOf(config, surface.name);
+  if (upstream.unavailable !== undefined) throw unavailableProvider(surface, upstream.unavailable);
+  const variable = surface.upstream.keyVariable;
+  if (config.gatewayKeys.length > 0)
+    return serverCredential(config, surface, `No provider key is configured for this surface (${variable}).`);
+  // A surface that routes models may send the call on to another provider, which takes its own key (routedCredential).
+  if (upstream.unconfigured && !clientPresents && !surface.routesModels) {
+    throw new GatewayError(
+      "account_selection",
+      403,
+      `No credential was presented and no provider key is configured for this surface (${variable}).`,
+    );
+  }
+  if (!clientPresents && upstream.serverKey !== undefined && !upstream.simulated) refuseOpenRelay(config);
+  return { kind: "client" };
 }
 
 /**
@@ -66,9 +80,17 @@ export function upstreamCredential(config: Config, surface: Surface): UpstreamCr
  * is sent, naming the variable to set.
  */
 export function routedCredential(config: Config, provider: Surface): UpstreamCredential {
-  if (provider.upstream.keyOptional) return { kind: "server", key: upstreamOf(config, provider.name).serverKey };
+  const upstream = upstreamOf(config, provider.name);
+  if (upstream.unavailable !== undefined) throw unavailableProvider(provider, upstream.unavailable);
+  if (provider.upstream.keyOptional) {
+    if (upstream.serverKey !== undefined && !upstream.simulated && config.gatewayKeys.length === 0)
+      refuseOpenRelay(config);
+    return { kind: "server", key: upstream.serverKey };
+  }
   const why = `No provider key is configured for ${provider.name} (${provider.upstream.keyVariable}); a call the model table routes there is sent with that key only, never with the client's.`;
-  return serverCredential(config, provider, why);
+  const credential = serverCredential(config, provider, why);
+  if (!upstream.simulated && config.gatewayKeys.length === 0) refuseOpenRelay(config);
+  return credential;
 }
 
 /** The server-held key of a provider, or 403 `account_selection` when it has none (and is no simulated one). */
@@ -77,4 +99,23 @@ function serverCredential(config: Config, surface: Surface, message: string): Up
   if (upstream.serverKey === undefined && !upstream.simulated)
     throw new GatewayError("account_selection", 403, message);
   return { kind: "server", key: upstream.serverKey };
+}
+
+/** A provider with no upstream to call: 403 naming the variable that gives it one. */
+function unavailableProvider(surface: Surface, variable: string): GatewayError {
+  return new GatewayError(
+    "account_selection",
+    403,
+    `No upstream is configured for ${surface.name} and it has no public one: set ${variable}.`,
+  );
+}
+
+/** 403 for a pass-through call that would use a server-held key where anyone may call (contract section 11). */
+function refuseOpenRelay(config: Config): void {
+  if (config.passThroughServerKeys) return;
+  throw new GatewayError(
+    "account_selection",
+    403,
+    "In pass-through mode the server-held provider keys serve no caller here: present your own provider key, set PROMPTGATE_KEYS, or set PROMPTGATE_OPEN_RELAY=true.",
+  );
 }

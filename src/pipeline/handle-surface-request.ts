@@ -9,7 +9,7 @@ import { checkProxiedBody } from "../surfaces/proxied-body.js";
 import type { Surface } from "../surfaces/surface.js";
 import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
 import { answerJob } from "./answer-jobs.js";
-import { authenticated, authenticationRequired, upstreamCredential } from "./authorize-call.js";
+import { authenticated, authenticationRequired, presentedCredentials, upstreamCredential } from "./authorize-call.js";
 import { checkOwnPrefixRoute } from "./cached-prefix-owner.js";
 import { callLabels } from "./call-labels.js";
 import { callRecorder } from "./call-recorder.js";
@@ -100,7 +100,8 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     record.case = labels.caseId;
     record.call_label = labels.callLabel;
     record.job = input.job;
-    const credential = upstreamCredential(deps.config, surface);
+    const presents = presentedCredentials(surface, request.headers, url).length > 0;
+    const credential = upstreamCredential(deps.config, surface, presents);
     const endpoint = input.refusal === undefined ? surface.match(request.method, path) : undefined;
     debugRoute(
       deps,

@@ -20,9 +20,9 @@ beforeAll(async () => {
 afterAll(() => failing.close());
 
 describe("promptgate selftest", () => {
-  it("passes when every provider's job completes with a valid structured answer", async () => {
+  it("passes with --simulated when every provider's job completes with a valid structured answer", async () => {
     const output = capture({ PROMPTGATE_DB: "memory" });
-    expect(await main(["selftest", "--timeout", "30"], output.io)).toBe(0);
+    expect(await main(["selftest", "--timeout", "30", "--simulated"], output.io)).toBe(0);
     const report = JSON.parse(output.stdout()) as SelfTestReport;
     expect(report.pass).toBe(true);
     expect(report.providers.map((provider) => [provider.provider, provider.state, provider.pass])).toEqual([
@@ -33,13 +33,28 @@ describe("promptgate selftest", () => {
     ]);
   }, 60_000);
 
+  it("fails every provider the simulated one answered without --simulated: it checked no provider", async () => {
+    const output = capture({ PROMPTGATE_DB: "memory" });
+    expect(await main(["selftest", "--timeout", "30"], output.io)).toBe(1);
+    const report = JSON.parse(output.stdout()) as SelfTestReport;
+    expect(report.pass).toBe(false);
+    expect(report.providers.map((provider) => [provider.provider, provider.upstream, provider.problem])).toEqual([
+      ["openai", "simulated", "simulated"],
+      ["gemini", "simulated", "simulated"],
+      ["anthropic", "simulated", "simulated"],
+      ["openai-compatible", "simulated", "simulated"],
+    ]);
+  }, 60_000);
+
   it("fails, naming the provider and its class, when one provider's job fails", async () => {
     const output = capture({
       PROMPTGATE_DB: "memory",
       PROMPTGATE_UPSTREAM_GEMINI: `${failing.origin}/gemini`,
       GEMINI_API_KEY: "gemini-key",
+      // The other three stay simulated (no test calls a public upstream); they pass with --simulated.
+      PROMPTGATE_SIMULATED: "on",
     });
-    expect(await main(["selftest", "--timeout", "30"], output.io)).toBe(1);
+    expect(await main(["selftest", "--timeout", "30", "--simulated"], output.io)).toBe(1);
     const report = JSON.parse(output.stdout()) as SelfTestReport;
     expect(report.pass).toBe(false);
     const gemini = report.providers.find((provider) => provider.provider === "gemini");

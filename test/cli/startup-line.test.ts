@@ -38,11 +38,12 @@ describe("the start-up line", () => {
       default_policy: "default",
       auth: "gateway keys",
       admin_routes: "on",
+      // Once one provider is configured, the others use their public upstreams; one without any is unconfigured.
       upstreams: {
-        openai: "simulated",
+        openai: "https://api.openai.com/v1",
         gemini: "https://gemini.example.com",
-        anthropic: "simulated",
-        "openai-compatible": "simulated",
+        anthropic: "https://api.anthropic.com",
+        "openai-compatible": "unconfigured (PROMPTGATE_UPSTREAM_OPENAI_COMPATIBLE)",
       },
     });
     expect(line.policies).toContain(policies.find((version) => version.policy.name === "default")?.ref);

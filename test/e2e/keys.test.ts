@@ -217,7 +217,7 @@ describe("gateway-key mode for a surface without a server-held key", () => {
     expect(error).toBeInstanceOf(OpenAI.PermissionDeniedError);
     expect((error as InstanceType<typeof OpenAI.PermissionDeniedError>).error).toMatchObject({
       code: "account_selection",
-      message: "No provider key is configured for this surface.",
+      message: "No provider key is configured for this surface (OPENAI_API_KEY).",
       promptgate: { retryable: false },
     });
     expect(bare.upstream.received).toHaveLength(0);

@@ -6,6 +6,7 @@ import { createAdaptorServer, type HttpBindings } from "@hono/node-server";
 import type { DestinationStream } from "pino";
 import { createApp, metricsApp } from "../../app.js";
 import { type Config, ConfigError, readConfig } from "../../config.js";
+import { unknownVariableWarnings } from "../../config-variables.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { useUtf8Check } from "../../json/json-tape.js";
@@ -28,6 +29,7 @@ import { callLogger, nodeLogger } from "./call-logger.js";
 import { clientEnv } from "./client-env.js";
 import { warnAboutConnections } from "./connection-warnings.js";
 import { listen } from "./listen.js";
+import { openRelayRefusal } from "./open-relay.js";
 import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
 import { tracingFromEnvironment } from "./otel-tracing.js";
 import { packageVersion, policySchemaPath } from "./package-paths.js";
@@ -136,6 +138,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     throw isSqliteFailure(error) ? databaseRefusal(database, error) : error;
   }
   const logger = nodeLogger(config, options.logDestination);
+  for (const warning of unknownVariableWarnings(environment)) logger.warn({ event: "unknown_variable" }, warning);
   const schemaNames = new Set(schemas.keys());
   warnOfMissingSchemas(logger, held.current(), schemaNames);
   const log = callLogger(logger);
@@ -232,6 +235,8 @@ export async function startNodeGateway(
   environment: Environment,
   options: NodeGatewayOptions = {},
 ): Promise<NodeGateway> {
+  const relay = openRelayRefusal(readConfig(environment));
+  if (relay !== undefined) throw relay;
   const work = pendingWork();
   const deps = await nodeDeps(environment, options, work);
   const { config } = deps;

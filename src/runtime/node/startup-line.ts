@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { DestinationStream } from "pino";
-import { type Config, withoutCredentials } from "../../config.js";
+import { type Config, type UpstreamConfig, withoutCredentials } from "../../config.js";
 import type { PolicyVersion } from "../../policy/policy.js";
 import { type LogSettings, nodeLogger } from "./call-logger.js";
 import type { ChosenFolder } from "./config-folders.js";
@@ -24,7 +24,7 @@ export interface StartupLine {
   default_policy: string;
   auth: "gateway keys" | "pass-through";
   admin_routes: "on" | "off";
-  /** Per surface: the upstream's base URL, or `simulated`. */
+  /** Per surface: the upstream's base URL, `simulated`, or `unconfigured (VARIABLE)` where it has none. */
   upstreams: Record<string, string>;
 }
 
@@ -56,12 +56,15 @@ export function startupLine({ url, version, config, folders, policies }: Startup
     auth: config.gatewayKeys.length > 0 ? "gateway keys" : "pass-through",
     admin_routes: config.adminKey === undefined ? "off" : "on",
     upstreams: Object.fromEntries(
-      Object.entries(config.upstreams).map(([name, upstream]) => [
-        name,
-        upstream.simulated ? "simulated" : upstream.baseUrl,
-      ]),
+      Object.entries(config.upstreams).map(([name, upstream]) => [name, upstreamShown(upstream)]),
     ),
   };
+}
+
+/** Where a provider's calls go, as the line shows it. */
+function upstreamShown(upstream: UpstreamConfig): string {
+  if (upstream.simulated) return "simulated";
+  return upstream.unavailable === undefined ? upstream.baseUrl : `unconfigured (${upstream.unavailable})`;
 }
 
 /**

@@ -46,7 +46,8 @@ function variablesOf(env: object): Record<string, string> {
  * and `fetch` as transport with the simulated provider in-process, routed as on Node.
  */
 export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
-  const config: Config = readConfig(variablesOf(env));
+  // Anyone may reach a worker: a pass-through call uses a server-held key only with PROMPTGATE_OPEN_RELAY=true.
+  const config: Config = readConfig(variablesOf(env), { beyondLoopback: true });
   useSchemaValidators(createSchemaValidators({ precompiled: bundledValidators(), maxBytes: workerValidatorBytes }));
   const policies = await identifyPolicies(bundledPolicies);
   try {

@@ -9,7 +9,7 @@ import type { CliIo, ExitCode } from "./cli-io.js";
 import { parseCommandArgs } from "./parse-command-args.js";
 import { UsageError } from "./usage-error.js";
 
-const usage = "Usage: promptgate selftest [--timeout SECONDS]";
+const usage = "Usage: promptgate selftest [--timeout SECONDS] [--simulated]";
 
 /** The `--help` text of `promptgate selftest`. */
 export const selftestHelp = `${usage}
@@ -20,11 +20,13 @@ client would (POST /openai/v1/responses with background: true, then polls), each
 for a structured answer, and passes when every job ends completed with an answer valid
 against its schema. Prints one JSON report: per provider its model (the model table's
 first entry for it), its upstream, the job's state, and the problem if it failed. A
-provider with no configured upstream is answered by the simulated one.
+provider answered by the simulated one fails the check (problem "simulated") unless
+--simulated is given: the check is of the configured providers.
 
 The same check runs at GET /readyz?deep=1 with the admin key.
 
   --timeout SECONDS  how long each job may take (default 60)
+  --simulated        let a provider answered by the simulated one pass
   -h, --help         show this text
 
 Exit code 0 when every provider passed, 1 when one did not, 2 for a usage error.
@@ -46,7 +48,10 @@ export async function selftestCommand(args: string[], io: CliIo): Promise<ExitCo
   }
   const app = createApp(deps);
   try {
-    const report = await selfTest(deps, async (request) => app.fetch(request), { timeoutMs: options.timeoutMs });
+    const report = await selfTest(deps, async (request) => app.fetch(request), {
+      timeoutMs: options.timeoutMs,
+      simulatedPasses: options.simulated,
+    });
     io.stdout(`${JSON.stringify(report, null, 2)}\n`);
     return report.pass ? 0 : 1;
   } finally {
@@ -61,13 +66,17 @@ export async function selftestCommand(args: string[], io: CliIo): Promise<ExitCo
   }
 }
 
-function parseSelftestArgs(args: string[]): { timeoutMs: number } | "help" {
-  const parsed = parseCommandArgs(args, { timeout: { type: "string" }, help: { type: "boolean", short: "h" } }, usage);
+function parseSelftestArgs(args: string[]): { timeoutMs: number; simulated: boolean } | "help" {
+  const parsed = parseCommandArgs(
+    args,
+    { timeout: { type: "string" }, simulated: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    usage,
+  );
   if (parsed.values.help) return "help";
   if (parsed.positionals.length > 0) throw new UsageError(`selftest takes no arguments.\n${usage}`);
   const seconds = parsed.values.timeout === undefined ? 60 : Number(parsed.values.timeout);
   if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) {
     throw new UsageError(`--timeout takes a number of seconds above 0 and at most 3600.\n${usage}`);
   }
-  return { timeoutMs: seconds * 1000 };
+  return { timeoutMs: seconds * 1000, simulated: parsed.values.simulated === true };
 }
