@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../../src/config.js";
 import { configVariables, unknownVariableWarnings } from "../../src/config-variables.js";
+import { main } from "../../src/runtime/node/cli/main.js";
 import { mainHelp } from "../../src/runtime/node/cli/main-help.js";
 import { startNodeGateway } from "../../src/runtime/node/node-gateway.js";
 import { openRelayRefusal } from "../../src/runtime/node/open-relay.js";
+import { capture } from "../support/captured-io.js";
 
 /** Where each provider's calls go under `environment`: simulated, its URL, or unconfigured. */
 function targets(environment: Record<string, string>): Record<string, string> {
@@ -71,6 +73,14 @@ describe("the open-relay rule at start-up", () => {
     await expect(startNodeGateway(beyond, { logDestination: { write: () => {} } })).rejects.toThrow(
       /PROMPTGATE_OPEN_RELAY=true/,
     );
+  });
+
+  it("is one line on stderr from promptgate serve, also with several worker processes", async () => {
+    for (const workers of ["1", "2"]) {
+      const output = capture({ ...beyond, PROMPTGATE_WORKERS: workers, PROMPTGATE_DB: "memory" });
+      expect(await main(["serve"], output.io)).toBe(1);
+      expect(output.stderr()).toMatch(/^promptgate cannot start: HOST=0\.0\.0\.0 listens beyond loopback .*\n$/);
+    }
   });
 
   it("allows it with PROMPTGATE_OPEN_RELAY=true, with gateway keys, on loopback, or without a server-held key", () => {

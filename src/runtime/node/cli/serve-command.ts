@@ -4,6 +4,7 @@ import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { runPrimary, workerCountOf } from "../cluster-primary.js";
 import { chooseConfigFolders } from "../config-folders.js";
 import { startNodeGateway } from "../node-gateway.js";
+import { openRelayRefusal } from "../open-relay.js";
 import { packageVersion } from "../package-paths.js";
 import { startupLine, writeStartupLine } from "../startup-line.js";
 import { stopOnSignals } from "../stop-on-signals.js";
@@ -25,7 +26,11 @@ export async function serveCommand(args: string[], io: CliIo): Promise<ExitCode>
   const folders = chooseConfigFolders(io.env);
   try {
     if (cluster.isPrimary) {
-      const count = workerCountOf(readConfig(folders.environment));
+      const config = readConfig(folders.environment);
+      // Refused here too, so that a primary does not fork workers that each refuse.
+      const relay = openRelayRefusal(config);
+      if (relay !== undefined) throw relay;
+      const count = workerCountOf(config);
       if (count > 1) {
         const signals = deduplicatedSignals();
         return await runPrimary(count, folders.environment, { stderr: io.stderr, signals, hangups: process });
