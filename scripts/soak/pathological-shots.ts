@@ -50,8 +50,8 @@ function nearDuplicateChunks(): Array<{ text: string; source: string; page: numb
 }
 
 /**
- * As many chunks as the context route admits, their texts as long as it admits in all: each of 96 short words every
- * chunk holds and 13 of its own (a Jaccard similarity of 0.79, just under the default 0.8). The words every passage
+ * As many chunks as the context route admits, their texts within its cap (450,532 of 500,000 characters): each of 96
+ * short words every chunk holds and 13 of its own (a Jaccard similarity of 0.79, just under the default 0.8). The words every passage
  * holds fall in each one's rarest-first prefix, so each candidate is compared in full with every passage chosen before
  * it, up to the largest `top_k`.
  */
