@@ -5,7 +5,7 @@ import { newRef } from "../../src/errors/ref.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
-import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
+import { policies as bundledPolicies, modelTable } from "../../src/runtime/workers/generated/assets.js";
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
@@ -13,7 +13,7 @@ import { surfaceNames } from "../../src/surfaces/surfaces.js";
 import { type FetchFunction, fetchTransport } from "../../src/transport/fetch-transport.js";
 
 /**
- * The gateway's app without a socket (driven through `app.request()`), on the bundled policies, the memory store and
+ * The gateway's app without a socket (driven through `app.request()`), on the bundled policies and model table, the memory store and
  * the simulated providers (or the providers `upstream` plays), with the records it keeps; runs on Node and in workerd
  * alike.
  */
@@ -26,7 +26,7 @@ export async function appUnderTest(
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies: await identifyPolicies(bundledPolicies),
-    models: modelTableOf(undefined, surfaceNames),
+    models: modelTableOf(modelTable, surfaceNames),
     transport: fetchTransport(upstream),
     schemas: new Map(),
     store,
