@@ -1,7 +1,7 @@
 import type { RefusalText } from "../../schema/schema-refusal.js";
 import { quotedWords } from "../../schema/schema-refusal.js";
 import { errorMessageOf } from "../error-message.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
+import type { JsonObject } from "../wire-fields.js";
 
 /** What tells Gemini's refusal of the response schema from its other 400s. */
 const aboutSchema = /response_?(json_?)?schema|schema in generation_?config|nesting depth|too many states/i;
@@ -27,14 +27,19 @@ function schemaPath(field: string, sent: unknown): string[] {
     if (name === "value" && index === undefined) continue;
     const member = lowerCamel(name);
     path.push(member);
-    node = isObject(node) ? node[member] : undefined;
+    node = memberOf(node, member);
     if (index === undefined) continue;
-    const key = isObject(node) ? Object.keys(node)[Number(index)] : undefined;
+    // A list's [i] is its i-th item, a map's its i-th member.
+    const key = typeof node === "object" && node !== null ? Object.keys(node)[Number(index)] : undefined;
     if (key === undefined) return path;
     path.push(key);
-    node = isObject(node) ? node[key] : undefined;
+    node = memberOf(node, key);
   }
   return path;
+}
+
+function memberOf(node: unknown, key: string): unknown {
+  return typeof node === "object" && node !== null ? (node as Record<string, unknown>)[key] : undefined;
 }
 
 /** A proto field name as the JSON member it is (`any_of` → `anyOf`). */
