@@ -15,7 +15,12 @@ const id = (prefix: string) => smallName.map((name) => `${prefix}_${name}`);
 
 const inputItem: fc.Arbitrary<JsonObject> = fc.oneof(
   fc.record({ role: fc.constantFrom("user", "assistant", "developer"), content: smallText }),
-  fc.record({ type: fc.constant("reasoning"), id: id("rs"), summary: fc.constant<JsonObject[]>([]), encrypted_content: smallText }),
+  fc.record({
+    type: fc.constant("reasoning"),
+    id: id("rs"),
+    summary: fc.constant<JsonObject[]>([]),
+    encrypted_content: smallText,
+  }),
   fc.record({ type: fc.constant("compaction"), id: id("cmp"), encrypted_content: smallText }),
   fc.record({ type: fc.constant("function_call_output"), call_id: id("call"), output: smallText }),
   fc.record({ type: fc.constant("x_future_item"), data: smallText }),
