@@ -86,13 +86,23 @@ describe("GET /readyz?deep=1", () => {
   it("runs the release check for the admin key, and stays the plain readiness answer without deep", async () => {
     const plain = await fetch(`${harness.gateway.url}/readyz`);
     expect(await plain.json()).toEqual({ status: "ready" });
-    const deep = await fetch(`${harness.gateway.url}/readyz?deep=1`, {
+    const deep = await fetch(`${harness.gateway.url}/readyz?deep=1&simulated=1`, {
       headers: { authorization: "Bearer admin-key" },
     });
     expect(deep.status).toBe(200);
     const report = (await deep.json()) as SelfTestReport & { status: string };
     expect(report.status).toBe("ready");
     expect(report.providers.every((provider) => provider.pass)).toBe(true);
+  }, 60_000);
+
+  it("fails the release check where the simulated provider answered, unless simulated is asked for", async () => {
+    const deep = await fetch(`${harness.gateway.url}/readyz?deep=1`, {
+      headers: { authorization: "Bearer admin-key" },
+    });
+    expect(deep.status).toBe(503);
+    const report = (await deep.json()) as SelfTestReport & { status: string };
+    expect(report.status).toBe("failing");
+    expect(report.providers.map((provider) => provider.problem)).toEqual(report.providers.map(() => "simulated"));
   }, 60_000);
 
   it("refuses the deep check without the admin key", async () => {
