@@ -62,15 +62,18 @@ export function upstreamCredential(config: Config, surface: Surface, clientPrese
   if (config.gatewayKeys.length > 0)
     return serverCredential(config, surface, `No provider key is configured for this surface (${variable}).`);
   // A surface that routes models may send the call on to another provider, which takes its own key (routedCredential).
-  if (upstream.unconfigured && !clientPresents && !surface.routesModels) {
-    throw new GatewayError(
-      "account_selection",
-      403,
-      `No credential was presented and no provider key is configured for this surface (${variable}).`,
-    );
-  }
+  if (upstream.unconfigured && !clientPresents && !surface.routesModels) throw noCredential(surface);
   if (!clientPresents && upstream.serverKey !== undefined && !upstream.simulated) refuseOpenRelay(config);
   return { kind: "client" };
+}
+
+/** 403 for a call to an unconfigured provider that presents no credential of its own: nothing could serve it. */
+export function noCredential(surface: Surface): GatewayError {
+  return new GatewayError(
+    "account_selection",
+    403,
+    `No credential was presented and no provider key is configured for this surface (${surface.upstream.keyVariable}).`,
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { type Config, type UpstreamConfig, upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { AbortNotice } from "../http/abort-notice.js";
 import type { Surface } from "../surfaces/surface.js";
-import { presentedCredentials, routedCredential, type UpstreamCredential } from "./authorize-call.js";
+import { noCredential, presentedCredentials, routedCredential, type UpstreamCredential } from "./authorize-call.js";
 import type { Deadline } from "./deadline.js";
 
 /** How one call reaches its provider: where, with which credential, until when, and what to keep secret. */
@@ -86,7 +86,13 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
  * streamed or not as the client asked.
  */
 export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Surface, streamed: boolean): UpstreamCall {
-  if (provider === call.surface) return call.streamed === streamed ? call : { ...call, streamed };
+  if (provider === call.surface) {
+    // A call its own provider serves, which is unconfigured, with no credential of the client's: 403 (a routing
+    // surface's authorization could not tell before the model was resolved).
+    const presents = presentedCredentials(call.surface, call.request.headers, call.url).length > 0;
+    if (call.credential.kind === "client" && call.upstream.unconfigured && !presents) throw noCredential(call.surface);
+    return call.streamed === streamed ? call : { ...call, streamed };
+  }
   const credential = routedCredential(deps.config, provider);
   const upstream = upstreamOf(deps.config, provider.name);
   return { ...call, provider, translated: true, streamed, credential, upstream };

@@ -96,6 +96,37 @@ describe("with only OpenAI configured", () => {
   });
 });
 
+describe("with only Gemini configured", () => {
+  it("refuses a native OpenAI call without a credential with 403 naming OPENAI_API_KEY, sending nothing", async () => {
+    const gateway = await gatewayWith({
+      PROMPTGATE_UPSTREAM_GEMINI: `${upstream.origin}/gemini`,
+      GEMINI_API_KEY: "server-gemini",
+    });
+    try {
+      upstream.received.length = 0;
+      const response = await fetch(`${gateway.url}/openai/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-4.1-mini", messages: [{ role: "user", content: "hello" }] }),
+      });
+      expect(response.status).toBe(403);
+      const text = await response.text();
+      expect(text).toContain("account_selection");
+      expect(text).toContain("OPENAI_API_KEY");
+      expect(upstream.received).toHaveLength(0);
+      // A model the table routes to Gemini still goes there, with Gemini's server-held key.
+      const routed = await fetch(`${gateway.url}/openai/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "hello" }] }),
+      });
+      expect(routed.status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe("the simulated provider", () => {
   it("answers every provider on the first run, when nothing is configured", async () => {
     const gateway = await gatewayWith({});
