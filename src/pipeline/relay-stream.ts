@@ -15,24 +15,29 @@ export interface StreamObserver {
    * promise settles: a client that holds the whole stream can rely on what the observer keeps.
    */
   onEnd(complete: boolean, cancelled: boolean): Promise<void> | void;
-  /** Whether an event (its data) is the last of the stream by the surface's protocol: the stream ends there. */
-  endsStream(data: string): boolean;
+  /**
+   * Whether an event (its data, and that data parsed where it is a JSON object) is the last of the stream by the
+   * surface's protocol: the stream ends there.
+   */
+  endsStream(data: string, event: JsonObject | undefined): boolean;
   /**
    * Whether an event (its data) marks the stream complete by the surface's protocol, though more may follow; absent
    * where the protocol marks neither (the close ends the stream). A stream that closes before its last event, or
    * before such an event, broke off.
    */
-  completesStream?(data: string): boolean;
+  completesStream?(data: string, event: JsonObject | undefined): boolean;
 }
 
 /** How a surface's protocol ends and completes its streams, as a stream's observer reads them. */
 export function streamProtocol(surface: Pick<Surface, "endsStream" | "completesStream">) {
   const { endsStream, completesStream } = surface;
   return {
-    endsStream: (data: string) => endsStream?.(data) ?? false,
+    endsStream: (data: string, event: JsonObject | undefined) => endsStream?.(data, event) ?? false,
     ...(endsStream === undefined && completesStream === undefined
       ? {}
-      : { completesStream: (data: string) => completesStream?.(data) ?? false }),
+      : {
+          completesStream: (data: string, event: JsonObject | undefined) => completesStream?.(data, event) ?? false,
+        }),
   };
 }
 
@@ -154,8 +159,8 @@ export function relayStream(
       }
       if (data !== undefined) observe(data);
       out += raw;
-      if (!completed && observer.completesStream?.(event.data)) completed = true;
-      if (observer.endsStream(event.data)) {
+      if (!completed && observer.completesStream?.(event.data, data)) completed = true;
+      if (observer.endsStream(event.data, data)) {
         last = true;
         return out;
       }

@@ -69,7 +69,7 @@ function translatedEvents(translation: CallTranslation): TransformStream<Uint8Ar
     if (event !== undefined && (/^event:\s*error\s*$/m.test(raw) || isObject(event.error))) return raw;
     // An event that is no JSON object (OpenAI's `[DONE]`) carries nothing but, perhaps, the stream's end.
     let out = event === undefined ? "" : events.event(event);
-    if (provider.endsStream?.(data)) {
+    if (provider.endsStream?.(data, event)) {
       ended = true;
       out += events.end();
     }

@@ -341,17 +341,18 @@ export interface Surface {
   /** The native server-sent event that ends a stream with an error instead of breaking it off silently. */
   renderStreamError(error: GatewayError, ref: string): string;
   /**
-   * Whether a streamed event (its `data`) is the last of its stream by the surface's protocol
-   * (`[DONE]`, `message_stop`, …): the stream ends there, whether or not the provider closes it.
-   * Absent where the protocol marks no last event (Gemini): the stream ends when the provider closes it.
+   * Whether a streamed event (its `data`, and `event`, that data parsed where it is a JSON object) is the last of its
+   * stream by the surface's protocol (`[DONE]`, `message_stop`, …): the stream ends there, whether or not the
+   * provider closes it. Absent where the protocol marks no last event (Gemini): the stream ends when the provider
+   * closes it.
    */
-  endsStream?(data: string): boolean;
+  endsStream?(data: string, event: JsonObject | undefined): boolean;
   /**
    * Whether a streamed event (its `data`) marks its stream complete where the protocol's last event is not marked
    * (Gemini: a chunk with a finish reason or a blocked prompt; usage may still follow). A stream of a surface with
    * `endsStream` or this that closes before such an event broke off.
    */
-  completesStream?(data: string): boolean;
+  completesStream?(data: string, event: JsonObject | undefined): boolean;
   /**
    * Whether calls on this surface are routed by the model table, to another provider where the table says so
    * (translated). Only the OpenAI API, which every client speaks; a provider's own API reaches its own provider.

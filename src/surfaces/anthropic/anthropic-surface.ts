@@ -1,4 +1,3 @@
-import { jsonObjectOf } from "../../json/json-object-of.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { isObject, type JsonObject } from "../wire-fields.js";
@@ -60,5 +59,5 @@ export const anthropicSurface: Surface = {
   translatedHeaders: { "anthropic-version": "2023-06-01" },
   renderError: renderAnthropicError,
   renderStreamError: renderAnthropicStreamError,
-  endsStream: (data) => jsonObjectOf(data)?.type === "message_stop",
+  endsStream: (_data, event) => event?.type === "message_stop",
 };

@@ -1,5 +1,4 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
-import { jsonObjectOf } from "../../json/json-object-of.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
@@ -126,8 +125,7 @@ export const geminiSurface: Surface = {
 };
 
 /** Whether a Gemini stream chunk says why the answer finished: a candidate's finish reason, or a blocked prompt. */
-function finishesGeminiStream(data: string): boolean {
-  const chunk = jsonObjectOf(data);
+function finishesGeminiStream(_data: string, chunk: JsonObject | undefined): boolean {
   if (chunk === undefined) return false;
   if (isObject(chunk.promptFeedback) && typeof chunk.promptFeedback.blockReason === "string") return true;
   const candidates = Array.isArray(chunk.candidates) ? chunk.candidates : [];

@@ -1,8 +1,7 @@
 import type { UpstreamRequest } from "../../deps.js";
-import { jsonObjectOf } from "../../json/json-object-of.js";
 import type { RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
-import { isObject } from "../wire-fields.js";
+import { isObject, type JsonObject } from "../wire-fields.js";
 import { parseChatCompletion, readChatCompletionTape } from "./chat-completion-body.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
 import { classifyOpenAIError } from "./classify-openai-error.js";
@@ -124,8 +123,6 @@ function requestedLevel(value: unknown, param: string): RequestedReasoning | und
 }
 
 /** Chat completions end with `[DONE]`, a Responses stream with the event of its ended response. */
-function endsOpenAIStream(data: string): boolean {
-  if (data === "[DONE]") return true;
-  const event = jsonObjectOf(data);
-  return event !== undefined && finalResponseOf(event) !== undefined;
+function endsOpenAIStream(data: string, event: JsonObject | undefined): boolean {
+  return data === "[DONE]" || (event !== undefined && finalResponseOf(event) !== undefined);
 }
