@@ -89,8 +89,10 @@ export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Sur
   if (provider === call.surface) {
     // A call its own provider serves, which is unconfigured, with no credential of the client's: 403 (a routing
     // surface's authorization could not tell before the model was resolved).
-    const presents = presentedCredentials(call.surface, call.request.headers, call.url).length > 0;
-    if (call.credential.kind === "client" && call.upstream.unconfigured && !presents) throw noCredential(call.surface);
+    if (call.credential.kind === "client" && call.upstream.unconfigured) {
+      const presents = presentedCredentials(call.surface, call.request.headers, call.url).length > 0;
+      if (!presents) throw noCredential(call.surface);
+    }
     return call.streamed === streamed ? call : { ...call, streamed };
   }
   const credential = routedCredential(deps.config, provider);
