@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeGateway, startNodeGateway } from "../../src/runtime/node/node-gateway.js";
 
-// The README's code as a new user runs it: every ```ts block and every shell block with a `curl`, as written, against
-// a started gateway on the simulated provider. Only the README's address (127.0.0.1:8787) becomes the test gateway's.
+// The documentation's code as a new user runs it: every ```ts block and every shell block with a `curl` of the README
+// and of every page under docs/, as written, against a started gateway on the simulated provider. Only the pages'
+// address (127.0.0.1:8787) becomes the test gateway's.
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -15,26 +16,35 @@ const adminKey = "readme-admin-key";
 
 interface Snippet {
   language: string;
-  /** The README line its fence opens on, for the test's name. */
-  line: number;
+  /** The page and the line its fence opens on, for the test's name: `docs/guide/clients.md:12`. */
+  where: string;
   code: string;
 }
 
-function readmeSnippets(): Snippet[] {
-  const lines = readFileSync(join(root, "README.md"), "utf8").split("\n");
+/** The README and every Markdown page under docs/, as paths from the repository's root. */
+function pages(): string[] {
+  const docs = readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".md"))
+    .map((file) => join("docs", file))
+    .sort();
+  return ["README.md", ...docs];
+}
+
+function snippetsOf(page: string): Snippet[] {
+  const lines = readFileSync(join(root, page), "utf8").split("\n");
   const snippets: Snippet[] = [];
   for (let index = 0; index < lines.length; index += 1) {
     const language = /^```(\w+)\s*$/.exec(lines[index] ?? "")?.[1];
     if (language === undefined) continue;
     const end = lines.indexOf("```", index + 1);
-    if (end < 0) throw new Error(`README.md: the code block of line ${index + 1} is never closed.`);
-    snippets.push({ language, line: index + 1, code: lines.slice(index + 1, end).join("\n") });
+    if (end < 0) throw new Error(`${page}: the code block of line ${index + 1} is never closed.`);
+    snippets.push({ language, where: `${page}:${index + 1}`, code: lines.slice(index + 1, end).join("\n") });
     index = end;
   }
   return snippets;
 }
 
-const snippets = readmeSnippets();
+const snippets = pages().flatMap(snippetsOf);
 const typeScript = snippets.filter((snippet) => ["ts", "typescript"].includes(snippet.language));
 const shell = snippets.filter(
   (snippet) => ["sh", "bash", "shell"].includes(snippet.language) && /\bcurl\b/.test(snippet.code),
@@ -84,8 +94,13 @@ function outputOf(snippet: Snippet): Promise<string> {
   return output;
 }
 
+/** A snippet's place as part of a file name: `docs-guide-clients.md-12`. */
+function fileName(snippet: Snippet): string {
+  return snippet.where.replaceAll(/[/:]/g, "-");
+}
+
 async function runTypeScript(snippet: Snippet): Promise<string> {
-  const file = join(root, `.readme-snippet-${snippet.line}-${process.pid}.mts`);
+  const file = join(root, `.readme-snippet-${fileName(snippet)}-${process.pid}.mts`);
   writeFileSync(file, againstTestGateway(snippet.code));
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", file], {
@@ -101,14 +116,14 @@ async function runTypeScript(snippet: Snippet): Promise<string> {
   }
 }
 
-describe("the README's snippets", () => {
+describe("the documentation's snippets", () => {
   it("include the SDK examples and the admin calls", () => {
     expect(typeScript.length).toBeGreaterThanOrEqual(2);
     expect(shell.length).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(typeScript.map((snippet) => [snippet.line, snippet] as const))(
-    "run the TypeScript of line %i as written",
+  it.each(typeScript.map((snippet) => [snippet.where, snippet] as const))(
+    "run the TypeScript of %s as written",
     async (_line, snippet) => {
       const output = await outputOf(snippet);
       expect(output.trim()).not.toBe("");
@@ -118,7 +133,7 @@ describe("the README's snippets", () => {
 
   it("type-check as written under strict TypeScript", async () => {
     const files = typeScript.map((snippet) => {
-      const file = join(root, `.readme-snippet-${snippet.line}-${process.pid}-types.mts`);
+      const file = join(root, `.readme-snippet-${fileName(snippet)}-${process.pid}-types.mts`);
       writeFileSync(file, snippet.code);
       return file;
     });
@@ -135,15 +150,15 @@ describe("the README's snippets", () => {
     }
   }, 120_000);
 
-  it("show a call's prompt_size that the first example prints", async () => {
-    const [first] = typeScript;
+  it("show a call's prompt_size that the README's first example prints", async () => {
+    const first = typeScript.find((snippet) => snippet.where.startsWith("README.md:"));
     const printed = (await outputOf(first!)).split("\n").filter((line) => line.startsWith('{"check":"preflight"'));
     expect(printed).toHaveLength(1);
     expect(JSON.parse(printed[0]!)).toMatchObject({ check: "preflight", over_target: false });
   }, 90_000);
 
-  it.each(shell.map((snippet) => [snippet.line, snippet] as const))(
-    "run the shell commands of line %i as written, each answering JSON",
+  it.each(shell.map((snippet) => [snippet.where, snippet] as const))(
+    "run the shell commands of %s as written, each answering JSON",
     async (_line, snippet) => {
       for (const command of againstTestGateway(snippet.code)
         .split("\n")
