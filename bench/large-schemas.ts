@@ -1,4 +1,4 @@
-// The event loop of a gateway while large new response schemas arrive beside ordinary traffic: issue 12 saw
+// The event loop of a gateway while large new response schemas arrive beside ordinary traffic: earlier builds spent
 // ~0.5 s of synchronous compilation per new 180,000-character schema, and /healthz stalled for seconds. The
 // gateway runs with bench/event-loop-probe.ts preloaded; the load test's call runs throughout, first alone
 // (the baseline), then while 10 distinct schemas of 50,000–100,000 characters arrive one after another.

@@ -12,7 +12,7 @@ const micro = (results: RunResults, name: string) => results.micro.find((result)
 const load = (results: RunResults, target: string, connections: number) =>
   results.load.find((figure) => figure.target === target && figure.connections === connections);
 
-/** Each target of issue 21, judged on this run's figures (undefined where the run could not measure it). */
+/** Each per-call cost target, judged on this run's figures (undefined where the run could not measure it). */
 export function verdicts(results: RunResults): Verdict[] {
   const overBare = ratio(results.load, "bare", 64);
   // The floor's work done for real (b″): what a gateway that only parses the request and validates the answer reaches.

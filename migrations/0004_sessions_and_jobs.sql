@@ -1,4 +1,4 @@
--- Schema version 4: follow-up sessions over Responses `previous_response_id`, and answer jobs (seed 004).
+-- Schema version 4: follow-up sessions over Responses `previous_response_id`, and answer jobs.
 -- A session is named by its first response's id, belongs to the keyed hash of the credential that started it,
 -- and keeps the settings its first turn fixed; `turn_holder`/`turn_until` let one turn of it run at a time across
 -- processes (a hold that runs out frees the session when its holder died). A stored response says which session

@@ -9,7 +9,7 @@
  *   hang past a one-second deadline), recursive response schemas, upstream redirects, and
  *   7,000-character case/call headers with and without a valid key;
  * - a lane of large distinct response schemas (50,000–110,000 characters, two in eight over the cap);
- * - a lane of issue 51's pathological inputs, one after another: a structured-output call whose answer fails a
+ * - a lane of pathological inputs, one after another: a structured-output call whose answer fails a
  *   `$ref` chain of unions 8 deep (annotated, and refused under a strict policy), a window signature of 4^11
  *   alternatives, fragments, evidence and recall with one-character pages of a megabyte, and a context block of
  *   0.94 MB of similar chunks with `top_k` and `max_per_document` as large, and one at the route's caps;
@@ -200,8 +200,8 @@ printFigures(run);
 printBlockFigures(tally, blocks);
 console.log(machineLine);
 const verdicts = { criteria: criteria(run), blocks: blockCriteria(tally, blocks), checks: checks(run) };
-printVerdicts("criteria (issue 12)", verdicts.criteria);
-printVerdicts("criteria (issue 51)", verdicts.blocks);
+printVerdicts("criteria", verdicts.criteria);
+printVerdicts("criteria (pathological lane)", verdicts.blocks);
 printVerdicts("checks", verdicts.checks);
 console.log(`\nin flight at kills (counted apart, not judged)\n  ${inFlightAtKills(run)}`);
 

@@ -14,7 +14,7 @@ export interface SoakOptions {
   halfOpen: number;
   /** Lanes of large new schemas (0 leaves them out, e.g. to tell their share of memory). */
   schemaLanes: number;
-  /** Lanes of issue 51's pathological inputs (0 leaves them out). */
+  /** Lanes of pathological inputs (0 leaves them out). */
   pathologicalLanes: number;
 }
 

@@ -4,7 +4,7 @@ import { unionChainDepth } from "./provider-answers.js";
 import { alternativesChainSchema, unionChainSchema } from "./schemas.js";
 import { authenticated, type Shot, schemaCallShot } from "./shots.js";
 
-// Issue 51's reproductions of single requests that stalled the gateway (items 3–6), sent one after another by the
+// Reproductions of single requests that stalled the gateway (items 3–6), sent one after another by the
 // pathological lane. Each must come back quickly: refused (4xx), or answered within bounds. A 5xx or no answer
 // within 10 s is a failure, and the event-loop figures of the soak show what each cost the serving thread.
 

@@ -30,7 +30,7 @@ function answersOf(tally: Tally, kind: string): string {
 export function printBlockFigures(tally: Tally, blocks: BlockFigures): void {
   const sizes = pathologicalSizes;
   console.log(
-    `\npathological lane (issue 51): union-chain schema ${sizes.unionChainSchemaChars} characters, signature body ${sizes.signatureBodyChars}, ` +
+    `\npathological lane: union-chain schema ${sizes.unionChainSchemaChars} characters, signature body ${sizes.signatureBodyChars}, ` +
       `large result ${sizes.largeResultChars}, context bodies ${sizes.contextBodyChars} (${sizes.contextChunks} chunks) ` +
       `and ${sizes.contextAtCapsBodyChars} (${sizes.contextAtCapsChunks} chunks, at the caps)`,
   );
@@ -56,7 +56,7 @@ export function printBlockFigures(tally: Tally, blocks: BlockFigures): void {
   );
 }
 
-/** The criteria of issue 51: the reproductions answered as expected, and the event loop not blocked meanwhile. */
+/** The pathological lane's criteria: the reproductions answered as expected, and the event loop not blocked meanwhile. */
 export function blockCriteria(tally: Tally, blocks: BlockFigures): Verdict[] {
   const total = pathologicalKinds.reduce((sum, kind) => sum + (tally.durations.get(kind)?.length ?? 0), 0);
   const wrong = pathologicalKinds.reduce((sum, kind) => sum + (tally.wrong.get(kind) ?? 0), 0);

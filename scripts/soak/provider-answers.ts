@@ -10,7 +10,7 @@ export function surfaceOf(url: string): SurfaceName {
   return "openai";
 }
 
-/** The depth of the union chain whose call is answered with text that fails it (issue 51, item 3). */
+/** The depth of the union chain whose call is answered with text that fails it. */
 export const unionChainDepth = 8;
 
 /**

@@ -25,7 +25,7 @@ export function largeSchema(chars: number, salt: string): Record<string, unknown
 export const largeSchemaSizes = [50_000, 60_000, 70_000, 80_000, 90_000, 95_000, 105_000, 110_000] as const;
 
 /**
- * Issue 51, item 3: a `$ref` chain of unions, each level an `anyOf` of four alternatives that all name the next
+ * A `$ref` chain of unions, each level an `anyOf` of four alternatives that all name the next
  * level, ending in an integer. An answer that fails it (`unionChainFailingAnswer`) made a validator try every path
  * through the alternatives: 16 s at depth 7, over 5 minutes at depth 8.
  */
@@ -54,7 +54,7 @@ export function unionChainFailingAnswer(depth: number): string {
 }
 
 /**
- * Issue 51, item 4: `$defs` d0 … d(depth-1), each an `anyOf` of four refs to the next, the last a bounded string
+ * `$defs` d0 … d(depth-1), each an `anyOf` of four refs to the next, the last a bounded string
  * (1.2 KB at depth 12). The window signature inlined every path: 4^11 alternatives, a 201 MB answer.
  */
 export function alternativesChainSchema(depth: number): Record<string, unknown> {

@@ -76,7 +76,7 @@ export function printFigures(run: SoakRun): void {
   if (counts.stderrLines > 0) console.log(`gateway stderr (tail):\n${gateway.stderrTail()}`);
 }
 
-/** The criteria of issue 12, each with what was measured. */
+/** The soak's criteria, each with what was measured. */
 export function criteria(run: SoakRun): Verdict[] {
   const { tally, records, gateway } = run;
   const crashes = gateway.lifetimes.filter((lifetime) => lifetime.end === "crashed").length;

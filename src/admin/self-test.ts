@@ -56,7 +56,7 @@ export interface SelfTestOptions {
 }
 
 /**
- * The release check of seed 004: for every provider, one synthetic answer job, created and polled through the
+ * The release check: for every provider, one synthetic answer job, created and polled through the
  * gateway's own OpenAI Responses API like a client (`fetch` is the app), must end `completed` with a structured
  * answer valid against its schema. A reachable health endpoint shows only that the gateway runs; this shows that a
  * call goes through, provider and all.

@@ -1,5 +1,5 @@
 /**
- * The failure classes of contract section 5 (seed 004): what went wrong upstream or in the
+ * The failure classes of contract section 5: what went wrong upstream or in the
  * gateway, told apart by cause, never by how the provider worded it.
  */
 export type FailureClass =
@@ -23,7 +23,7 @@ export type RequestFault = "INVALID_REQUEST" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE"
 /** What a failed provider answer, or a provider call that got no answer, is classified as. */
 export type UpstreamErrorCode = FailureClass | RequestFault;
 
-/** The classes a client may retry (seed 004: only these are transient). */
+/** The classes a client may retry (only these are transient). */
 export const transientClasses: ReadonlySet<string> = new Set<FailureClass>([
   "rate_limit",
   "worker",

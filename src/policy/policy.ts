@@ -76,11 +76,11 @@ export interface Policy {
     droppable: string[];
   };
   /**
-   * Follow-up sessions over `previous_response_id` (seed 004). Optional, without a default object, to keep older
+   * Follow-up sessions over `previous_response_id`. Optional, without a default object, to keep older
    * identities; `sessionLimitsOf` gives the seed's values where it is absent.
    */
   session?: SessionLimits;
-  /** Answer jobs (`background: true`, seed 004). Optional, without a default object; `jobLimitsOf` fills it in. */
+  /** Answer jobs (`background: true`). Optional, without a default object; `jobLimitsOf` fills it in. */
   jobs?: JobLimits;
   /**
    * Where a call's answer cites its sources, checked against the source index the call names
@@ -106,7 +106,7 @@ export interface JobLimits {
   keep_hours: number;
 }
 
-/** Seed 004's job limits: run by the gateway, 300 s in the queue, kept 24 h after the end; 16 at once. */
+/** The default job limits: run by the gateway, 300 s in the queue, kept 24 h after the end; 16 at once. */
 export const defaultJobLimits: JobLimits = { mode: "gateway", max_running: 16, queue_seconds: 300, keep_hours: 24 };
 
 /** The policy's job limits, its own members over the defaults. */
@@ -128,7 +128,7 @@ export interface SessionLimits {
   queue_seconds: number;
 }
 
-/** Seed 004's session limits: 24 hours idle, 7 days at most, 900,000 start and 1,000,000 total tokens, 300 s queue. */
+/** The default session limits: 24 hours idle, 7 days at most, 900,000 start and 1,000,000 total tokens, 300 s queue. */
 export const defaultSessionLimits: SessionLimits = {
   idle_hours: 24,
   max_days: 7,
@@ -142,7 +142,7 @@ export function sessionLimitsOf(policy: Policy): SessionLimits {
   return { ...defaultSessionLimits, ...policy.session };
 }
 
-/** The upstream deadline when a policy sets none: seed 004's run deadline. */
+/** The upstream deadline when a policy sets none: 960 s. */
 export const defaultDeadlineSeconds = 960;
 
 /** The policy's upstream deadline in seconds. */

@@ -11,7 +11,7 @@ export interface RequestedReasoning {
 }
 
 /**
- * The reasoning level of a call, checked: it must be in the gateway's allowlist (seed 004) and among the levels
+ * The reasoning level of a call, checked: it must be in the gateway's allowlist and among the levels
  * the model's table entry supports; otherwise INVALID_REQUEST naming the field, the level and the accepted ones.
  * Undefined when the call asks for no level.
  */

@@ -45,7 +45,7 @@ export interface ResponseHistoryRecord {
   items?: unknown[];
 }
 
-/** A follow-up session (seed 004): who started it and the settings its first turn fixed. */
+/** A follow-up session: who started it and the settings its first turn fixed. */
 export interface SessionRecord {
   /** The id of its first response. */
   id: string;
@@ -68,7 +68,7 @@ export interface SessionRecord {
   lastTurnAt: number;
 }
 
-/** An answer job's states (seed 004): queued, in_progress, then exactly one of the terminal three. */
+/** An answer job's states: queued, in_progress, then exactly one of the terminal three. */
 export type JobState = "queued" | "in_progress" | "cancelling" | "completed" | "failed" | "cancelled";
 
 /** A job's failure as the client sees it: its class or code, the fixed message, and the ref of the call that failed. */
@@ -101,7 +101,7 @@ export interface JobRecord {
   error?: JobError;
 }
 
-/** A result a controller keeps for recall by page (seed 001), under its own id, per principal. */
+/** A result a controller keeps for recall by page, under its own id, per principal. */
 export interface EvidenceRecord {
   principal: string;
   id: string;

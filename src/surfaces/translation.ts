@@ -1,6 +1,6 @@
 import type { JsonObject } from "./wire-fields.js";
 
-/** The reasoning levels the gateway accepts at all (seed 004), from none to the most. */
+/** The reasoning levels the gateway accepts at all, from none to the most. */
 export const reasoningLevels = ["none", "low", "medium", "high", "xhigh", "max"] as const;
 
 /** One of `reasoningLevels`. */

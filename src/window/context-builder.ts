@@ -26,7 +26,7 @@ export interface ContextOptions {
    * are near-duplicates: only the more relevant one is kept. Default 0.8.
    */
   similarity?: number;
-  /** The word before the number in each header. Default `Quelle` (seed 002), e.g. `Source`. */
+  /** The word before the number in each header. Default `Quelle`, e.g. `Source`. */
   label?: string;
   /** The word before a page number. Default `S.`, e.g. `p.`. */
   pageLabel?: string;
@@ -64,11 +64,11 @@ export const contextRequestLimits = {
   maxPerDocument: 100,
 } as const;
 
-/** The separator between passages (seed 002). */
+/** The separator between passages. */
 export const contextSeparator = "\n\n---\n\n";
 
 /**
- * Seed 002's bounded context: chunks chosen by relevance (ties: by source, page, then input place), at most
+ * A bounded context: chunks chosen by relevance (ties: by source, page, then input place), at most
  * `maxPerDocument` of one document, none a near-duplicate of one already chosen, up to `topK` and within
  * `limitChars` (a chunk that would cross the limit is passed over for a smaller, less relevant one); each as
  * `[Quelle n: file, S. p]` and its text, separated by `---`. A text's rule lines and lines opening with `[` are

@@ -1,7 +1,7 @@
 import { sha256Hex } from "../json/sha256-hex.js";
 import { codePoints } from "./code-points.js";
 
-/** One page of a large result, as a controller hands it to a model (seed 001). */
+/** One page of a large result, as a controller hands it to a model. */
 export interface JsonFragment {
   type: "json_fragment";
   /** Zero-based. */
@@ -17,7 +17,7 @@ export interface JsonFragment {
   text: string;
 }
 
-/** A page's size when none is given: seed 001's 1,600 characters. */
+/** A page's size when none is given: 1,600 characters. */
 export const defaultPageChars = 1600;
 
 /**
@@ -125,12 +125,12 @@ function isLowSurrogate(text: string, index: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
-/** The sizes at which seed 001 asks a controller to write a checkpoint: 4,000 bytes of results, 2,000 of log. */
+/** The sizes at which a controller is asked to write a checkpoint: 4,000 bytes of results, 2,000 of log. */
 export const defaultCheckpointBytes = { results: 4000, log: 2000 };
 
 /**
  * Whether a controller's accumulated results or log have grown past the point where it should write a checkpoint
- * and continue from it (seed 001): an advice, never a limit the gateway enforces.
+ * and continue from it: an advice, never a limit the gateway enforces.
  */
 export function checkpointDue(
   sizes: { resultsBytes: number; logBytes: number },

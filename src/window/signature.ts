@@ -1,7 +1,7 @@
 import { codePoints } from "./code-points.js";
 
 /*
- * Compact schema signatures (seed 000): a JSON Schema as the few characters a model needs to write a conforming
+ * Compact schema signatures: a JSON Schema as the few characters a model needs to write a conforming
  * answer: fields (`?` when optional), types with their bounds, enums and constants, alternatives. The full schema
  * stays the validator; a signature is documentation, never a schema copy.
  */

@@ -9,7 +9,7 @@ const usage = "Usage: promptgate signature [--json] SCHEMA.json";
 /** The `--help` text of `promptgate signature`. */
 export const signatureHelp = `${usage}
 
-Prints a JSON Schema's compact signature (seed 000: fields, '?' when optional, types with
+Prints a JSON Schema's compact signature (fields, '?' when optional, types with
 their bounds, enums, alternatives) and a form example labelled as such, for a prompt to
 carry instead of the schema; the schema itself stays the validator. Then the sizes, in
 code points as the gateway counts: signature, form example, and the schema's compact JSON.

@@ -1062,7 +1062,7 @@ export const namedSchemas: [string, unknown][] = [
           "additionalProperties": false,
           "properties": {
             "deadline_seconds": {
-              "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960, seed 004's run deadline.",
+              "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960.",
               "type": "number",
               "exclusiveMinimum": 0,
               "maximum": 86400,
