@@ -1,3 +1,4 @@
+import type { KnownEnvironment, VariableName } from "./config-variables.js";
 import { redactKeys } from "./errors/redact-keys.js";
 import { simulatedOrigin } from "./simulated/simulated-provider.js";
 import type { Surface } from "./surfaces/surface.js";
@@ -128,39 +129,37 @@ export function readConfig(environment: Environment, options: ReadOptions = {}):
     readSimulated(environment) || !surfaces.some((surface) => isConfigured(environment, surface));
   const upstreams: Record<string, UpstreamConfig> = {};
   for (const surface of surfaces) upstreams[surface.name] = readUpstream(environment, surface, simulateUnconfigured);
-  const openRelay = readFlag(environment, "PROMPTGATE_OPEN_RELAY", false);
+  const known: KnownEnvironment = environment;
+  const openRelay = readFlag(known, "PROMPTGATE_OPEN_RELAY", false);
   return {
-    host: environment.HOST || "127.0.0.1",
-    port: readInteger(environment, "PORT", 8787, 0, 65535),
-    policiesDir: environment.PROMPTGATE_POLICIES || "./policies",
-    schemasDir: environment.PROMPTGATE_SCHEMAS || "./schemas",
-    defaultPolicy: environment.PROMPTGATE_DEFAULT_POLICY || "default",
+    host: known.HOST || "127.0.0.1",
+    port: readInteger(known, "PORT", 8787, 0, 65535),
+    policiesDir: known.PROMPTGATE_POLICIES || "./policies",
+    schemasDir: known.PROMPTGATE_SCHEMAS || "./schemas",
+    defaultPolicy: known.PROMPTGATE_DEFAULT_POLICY || "default",
     upstreams,
-    adminKey: environment.PROMPTGATE_ADMIN_KEY || undefined,
-    gatewayKeys: readGatewayKeys(environment.PROMPTGATE_KEYS),
+    adminKey: known.PROMPTGATE_ADMIN_KEY || undefined,
+    gatewayKeys: readGatewayKeys(known.PROMPTGATE_KEYS),
     openRelay,
     passThroughServerKeys: options.beyondLoopback !== true || openRelay,
-    corsOrigins: readCorsOrigins(environment.PROMPTGATE_CORS_ORIGINS),
-    db: environment.PROMPTGATE_DB || "./data/promptgate.db",
-    dbPoolSize: readInteger(environment, "PROMPTGATE_DB_POOL", 10, 1, 1000),
-    dbStatementTimeoutMs: readInteger(environment, "PROMPTGATE_DB_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
-    maxBodyBytes: readInteger(environment, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
-    logLevel: readLogLevel(environment.PROMPTGATE_LOG),
-    logFormat: readLogFormat(environment.PROMPTGATE_LOG_FORMAT),
-    server: readServerConfig(environment),
-    metrics: readFlag(environment, "PROMPTGATE_METRICS", true),
-    metricsPublic: readFlag(environment, "PROMPTGATE_METRICS_PUBLIC", false),
-    metricsPort: environment.PROMPTGATE_METRICS_PORT
-      ? readInteger(environment, "PROMPTGATE_METRICS_PORT", 0, 0, 65535, "the gateway's port")
+    corsOrigins: readCorsOrigins(known.PROMPTGATE_CORS_ORIGINS),
+    db: known.PROMPTGATE_DB || "./data/promptgate.db",
+    dbPoolSize: readInteger(known, "PROMPTGATE_DB_POOL", 10, 1, 1000),
+    dbStatementTimeoutMs: readInteger(known, "PROMPTGATE_DB_STATEMENT_TIMEOUT_MS", 10_000, 100, 600_000),
+    maxBodyBytes: readInteger(known, "PROMPTGATE_MAX_BODY_BYTES", 10_485_760, 1, Number.MAX_SAFE_INTEGER),
+    logLevel: readLogLevel(known.PROMPTGATE_LOG),
+    logFormat: readLogFormat(known.PROMPTGATE_LOG_FORMAT),
+    server: readServerConfig(known),
+    metrics: readFlag(known, "PROMPTGATE_METRICS", true),
+    metricsPublic: readFlag(known, "PROMPTGATE_METRICS_PUBLIC", false),
+    metricsPort: known.PROMPTGATE_METRICS_PORT
+      ? readInteger(known, "PROMPTGATE_METRICS_PORT", 0, 0, 65535, "the gateway's port")
       : undefined,
-    workers:
-      environment.PROMPTGATE_WORKERS === "auto"
-        ? "auto"
-        : readInteger(environment, "PROMPTGATE_WORKERS", 1, 1, 256, "1"),
+    workers: known.PROMPTGATE_WORKERS === "auto" ? "auto" : readInteger(known, "PROMPTGATE_WORKERS", 1, 1, 256, "1"),
     upstreamTimeouts: {
-      connect: readSeconds(environment, "PROMPTGATE_UPSTREAM_CONNECT_SECONDS", 10),
-      firstByte: readSeconds(environment, "PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS", 120),
-      idle: readSeconds(environment, "PROMPTGATE_UPSTREAM_IDLE_SECONDS", 120),
+      connect: readSeconds(known, "PROMPTGATE_UPSTREAM_CONNECT_SECONDS", 10),
+      firstByte: readSeconds(known, "PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS", 120),
+      idle: readSeconds(known, "PROMPTGATE_UPSTREAM_IDLE_SECONDS", 120),
     },
   };
 }
@@ -170,7 +169,7 @@ export function readConfig(environment: Environment, options: ReadOptions = {}):
  * header and request timeouts bound only receiving a request (a streamed answer may run for
  * minutes), and Node refuses a header timeout longer than the request timeout.
  */
-function readServerConfig(environment: Environment): ServerConfig {
+function readServerConfig(environment: KnownEnvironment): ServerConfig {
   const day = 86_400;
   const headersSeconds = readInteger(environment, "PROMPTGATE_HEADERS_TIMEOUT_SECONDS", 10, 1, day);
   const requestSeconds = readInteger(environment, "PROMPTGATE_REQUEST_TIMEOUT_SECONDS", 120, 1, day);
@@ -191,7 +190,7 @@ function readServerConfig(environment: Environment): ServerConfig {
 }
 
 /** `true` or `false` (unset: `fallback`); any other value names the variable. */
-function readFlag(environment: Environment, variable: string, fallback: boolean): boolean {
+function readFlag(environment: KnownEnvironment, variable: VariableName, fallback: boolean): boolean {
   const text = environment[variable];
   if (text === undefined || text === "") return fallback;
   if (text === "true" || text === "false") return text === "true";
@@ -256,7 +255,7 @@ function readLogFormat(text: string | undefined): LogFormat | undefined {
 }
 
 /** `PROMPTGATE_SIMULATED=on`: every provider not configured is simulated, as on the first run. */
-function readSimulated(environment: Environment): boolean {
+function readSimulated(environment: KnownEnvironment): boolean {
   const text = environment.PROMPTGATE_SIMULATED;
   if (text === undefined || text === "" || text === "off") return false;
   if (text === "on") return true;
@@ -313,8 +312,8 @@ export function upstreamOf(config: Config, provider: string): UpstreamConfig {
 
 /** An integer variable from `min` to `max`; `unset` says what an unset one means where that is not `fallback`. */
 function readInteger(
-  environment: Environment,
-  variable: string,
+  environment: KnownEnvironment,
+  variable: VariableName,
   fallback: number,
   min: number,
   max: number,
@@ -331,7 +330,7 @@ function readInteger(
 }
 
 /** A number of seconds above 0 and at most a day; fractions allowed. */
-function readSeconds(environment: Environment, variable: string, fallback: number): number {
+function readSeconds(environment: KnownEnvironment, variable: VariableName, fallback: number): number {
   const text = environment[variable];
   if (text === undefined || text === "") return fallback;
   const value = Number(text);
