@@ -2,6 +2,7 @@ import { upstreamOf } from "../config.js";
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import type { JsonObject } from "../json/json-object.js";
 import type { LogicalCall } from "../logical-call.js";
 import { jobLimitsOf, type PolicyVersion } from "../policy/policy.js";
 import type { CallAttempt, CallRecord } from "../record/call-record.js";
@@ -11,7 +12,6 @@ import { translatedResponse } from "../routing/translated-response.js";
 import { admitListedSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { surfaces } from "../surfaces/surfaces.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { isFailure } from "./answer-failure.js";
 import { createJob, type RunAgain } from "./answer-jobs.js";
@@ -270,7 +270,7 @@ async function sendAttempt(measured: MeasuredCall, attempt: Attempt, readFailure
   const path = route.target?.path ?? measured.input.path;
   let response: UpstreamResponse;
   try {
-    response = await sendUpstream(deps, call, path, prepared.body);
+    response = await sendUpstream(deps, call, path, prepared.body, undefined, prepared.fullSchema);
   } catch (error) {
     if (!readFailure || !GatewayError.isInstance(error)) throw error;
     return { kind: "failed", error, response: undefined };

@@ -11,7 +11,7 @@ import { startRequestTimeouts } from "./upstream-timeouts.js";
  * timeouts of contract section 11 (`startRequestTimeouts`; first byte for the client's own streamed request only). No
  * answer, or a body that fails while it is read whole, becomes `timeout` when the call's deadline has passed or a
  * stage timed out, and `upstream` otherwise. A streamed body's failures (an `idle` timeout among them) are the stream
- * relay's to answer.
+ * relay's to answer. `fullSchema`, the client's response schema, is told to a simulated provider (`upstreamRequest`).
  */
 export async function sendUpstream(
   deps: Deps,
@@ -19,9 +19,10 @@ export async function sendUpstream(
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
   method?: string,
+  fullSchema?: unknown,
 ): Promise<UpstreamResponse> {
   let response: UpstreamResponse;
-  const request = await upstreamRequest(call, path, body, method);
+  const request = await upstreamRequest(call, path, body, method, fullSchema);
   const streamed = method === undefined && call.streamed;
   const timeouts = startRequestTimeouts(
     call.deadline.signal,

@@ -1,4 +1,5 @@
 import type { UpstreamRequest } from "../deps.js";
+import { toldSchemaHeader, toldSchemaValue } from "../simulated/told-schema.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /**
@@ -6,18 +7,21 @@ import type { UpstreamCall } from "./upstream-call.js";
  * itself, e.g. a token count): the surface's route path and declared query parameters appended to
  * the upstream base URL, and the surface's forwarded headers. Pass-through sends the client's
  * credential, or the server-held key when the client brought none; gateway-key mode sends only the
- * server-held key, never the client's headers or `key` query parameter.
+ * server-held key, never the client's headers or `key` query parameter. A simulated provider is also told the
+ * call's full response schema (`toldSchemaHeader`), where its body carries a projection of it.
  */
 export async function upstreamRequest(
   call: UpstreamCall,
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
   ownMethod?: string,
+  fullSchema?: unknown,
 ): Promise<UpstreamRequest> {
   const method = ownMethod ?? call.request.method;
   const { provider, request, upstream, credential } = call;
-  if (call.translated) return translatedRequest(call, path, body, method);
   const headers: Record<string, string> = {};
+  if (fullSchema !== undefined && upstream.simulated) headers[toldSchemaHeader] = toldSchemaValue(fullSchema);
+  if (call.translated) return translatedRequest(call, path, body, method, headers);
   for (const name of provider.forwardedHeaders) {
     if (credential.kind === "server" && provider.credentialHeaders.includes(name)) continue;
     const value = request.headers.get(name);
@@ -51,9 +55,10 @@ async function translatedRequest(
   path: string,
   body: Uint8Array<ArrayBuffer> | undefined,
   method: string,
+  headers: Record<string, string>,
 ): Promise<UpstreamRequest> {
   const { provider, upstream, credential } = call;
-  const headers: Record<string, string> = { ...provider.translatedHeaders };
+  Object.assign(headers, provider.translatedHeaders);
   if (body !== undefined && body.byteLength > 0) headers["content-type"] = "application/json";
   if (call.traceparent !== undefined) headers.traceparent = call.traceparent;
   const prepared = { url: `${upstream.baseUrl}${path}`, method, headers, body, signal: call.deadline.signal };

@@ -66,13 +66,15 @@ export function generateRequestProblem(body: JsonObject): RequestProblem | undef
  * A simulated `generateContent` answer for `model`, whole or as the stream `mode` asks;
  * `cachedTokens` of a cached content the request names count in its prompt, as Gemini counts them.
  * A `functionCall` part instead of text where `simulatedToolCall` decides on one; Gemini streams a
- * call whole, in one frame.
+ * call whole, in one frame. `toldSchema`, the full schema the gateway told (`toldSchemaHeader`), is answered in
+ * place of the projection the body carries.
  */
 export function simulateGenerateContent(
   { body, digest }: JsonBody,
   model: string,
   mode: GeminiStreamMode,
   cachedTokens = 0,
+  toldSchema?: unknown,
 ): Response {
   const seed = seedFromDigest(digest);
   const userText = lastUserText(body.contents, "parts", undefined);
@@ -85,7 +87,7 @@ export function simulateGenerateContent(
   });
   const text =
     call === undefined
-      ? simulatedAnswer({ lastUserText: userText, format: answerFormat(body.generationConfig), seed })
+      ? simulatedAnswer({ lastUserText: userText, format: answerFormat(body.generationConfig, toldSchema), seed })
       : `${call.name}${call.arguments}`;
   const promptTokenCount = cachedTokens + estimatePromptTokens(body.systemInstruction, body.contents, body.tools);
   const cached = cachedTokens > 0 ? { cachedContentTokenCount: cachedTokens } : {};
@@ -157,12 +159,16 @@ function endsWithFunctionResponse(contents: unknown): boolean {
   return Array.isArray(parts) && parts.some((part) => isJsonObject(part) && part.functionResponse !== undefined);
 }
 
-/** A `responseSchema` arrives as OpenAPI and is turned back into JSON Schema for the faker. */
-function answerFormat(config: unknown): AnswerFormat {
+/**
+ * A `responseSchema` arrives as OpenAPI and is turned back into JSON Schema for the faker; a schema the gateway told
+ * takes the place of either.
+ */
+function answerFormat(config: unknown, toldSchema: unknown): AnswerFormat {
   if (!isJsonObject(config)) return { kind: "text" };
-  const schema =
+  const sent =
     config.responseJsonSchema ??
     (config.responseSchema === undefined ? undefined : openApiToJsonSchema(config.responseSchema));
+  const schema = sent === undefined ? undefined : (toldSchema ?? sent);
   if (config.responseMimeType === "text/x.enum" && schema !== undefined) return { kind: "enum-text", schema };
   if (config.responseMimeType !== "application/json") return { kind: "text" };
   return schema === undefined ? { kind: "json-object" } : { kind: "json-schema", schema };

@@ -6,6 +6,7 @@ import type { JsonBody } from "../../../simulated/read-json-body.js";
 import type { RequestProblem } from "../../../simulated/request-problem.js";
 import { type SimulatedClock, systemClock } from "../../../simulated/simulated-clock.js";
 import { estimatePromptTokens } from "../../../simulated/token-estimate.js";
+import { toldSchema } from "../../../simulated/told-schema.js";
 import { createCachedContents, type SimulatedCachedContents } from "./cached-contents.js";
 import { geminiError, geminiUnknownRoute } from "./error.js";
 import { withCamelCaseFields } from "./field-names.js";
@@ -63,7 +64,8 @@ function generate(
     problemOf: generateRequestProblem,
     simulate: (input) => {
       const cache = caches.use(input.body, model);
-      return "refusal" in cache ? cache.refusal : simulateGenerateContent(input, model, mode, cache.tokens);
+      if ("refusal" in cache) return cache.refusal;
+      return simulateGenerateContent(input, model, mode, cache.tokens, toldSchema(request.headers));
     },
     reject,
     normalize: withCamelCaseFields,
