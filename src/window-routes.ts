@@ -4,8 +4,8 @@ import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { bearerToken } from "./http/keys.js";
 import type { RouteEnv } from "./http/route-env.js";
+import { isObject, type JsonObject } from "./json/json-object.js";
 import { isGatewayKey } from "./pipeline/authorize-call.js";
-import { isObject, type JsonObject } from "./surfaces/wire-fields.js";
 import { codePoints } from "./window/code-points.js";
 import { buildContext, type Chunk, type ContextOptions, contextRequestLimits } from "./window/context-builder.js";
 import {

@@ -1,8 +1,8 @@
 import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
+import { isObject } from "../json/json-object.js";
 import { validateAnswer } from "../schema/diagnostics.js";
 import { surfaceNames } from "../surfaces/surfaces.js";
-import { isObject } from "../surfaces/wire-fields.js";
 
 /** How one provider fared in the release check. */
 export interface SelfTestProvider {

@@ -1,6 +1,7 @@
 import type { Deps, JobHost } from "../deps.js";
 import { classOfStatus, transientClasses, upstreamErrorMessages } from "../errors/error-classes.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../json/json-object.js";
 import { hex } from "../json/sha256-hex.js";
 import {
   deadlineSecondsOf,
@@ -12,7 +13,6 @@ import {
 } from "../policy/policy.js";
 import type { JobError, JobRecord, JobState } from "../store/store.js";
 import type { JobRoute } from "../surfaces/surface.js";
-import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import type { CallRecorder } from "./call-recorder.js";
 import type { SurfaceRequest } from "./handle-surface-request.js";
 import { callerOf } from "./session-turn.js";

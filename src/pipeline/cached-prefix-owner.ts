@@ -1,9 +1,9 @@
 import type { Deps } from "../deps.js";
 import { upstreamErrorMessages } from "../errors/error-classes.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { JsonObject } from "../json/json-object.js";
 import type { CachedPrefixRecord } from "../store/store.js";
 import type { CachedPrefixList } from "../surfaces/surface.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import { presentedCredentials } from "./authorize-call.js";
 import { principalOf } from "./principal.js";
 import type { UpstreamCall } from "./upstream-call.js";

@@ -1,13 +1,13 @@
 import type { Deps, UpstreamResponse } from "../deps.js";
 import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { validateAnswer } from "../schema/diagnostics.js";
 import { schemaRefusal } from "../schema/schema-refusal.js";
 import type { MeasuredEndpoint, ResponseFacts, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";

@@ -1,6 +1,7 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import { maxNestingDepth, parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
+import type { JsonObject } from "../json/json-object.js";
 import { lazyObject, scanJson, type Tape } from "../json/json-tape.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
@@ -9,7 +10,6 @@ import { withoutQuery } from "../routing/translate-call.js";
 import { prepareSchema } from "../schema/compile-validator.js";
 import { admissibleSize, admitResponseSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import { enforceWindow } from "../window/check.js";
 import { type CachedPrefix, countCall, measure, type PromptSize } from "../window/prompt-size.js";
 

@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { isObject, type JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { Surface } from "../surfaces/surface.js";
-import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 import { eventSplitter } from "./sse-events.js";
 
 /** What a stream's observer is told. */

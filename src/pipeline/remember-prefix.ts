@@ -1,9 +1,9 @@
 import type { Deps } from "../deps.js";
 import { embeddedJsonObjects } from "../json/embedded-json.js";
+import type { JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { type LogicalCall, textString } from "../logical-call.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { principalOfCall } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";

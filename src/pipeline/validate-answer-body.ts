@@ -1,8 +1,8 @@
+import type { JsonObject } from "../json/json-object.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { type AnswerCheck, checkAnswer } from "../schema/check-answer.js";
 import { truncatedAnswerValidation } from "../schema/truncated-answer.js";
 import type { StructuredOutput } from "../surfaces/surface.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import { type CitationOptions, checkCitations, type RemovedCitation } from "../window/citations.js";
 
 /** The source index a call's answer is checked against (`x-promptgate-sources`), and where its citations stand. */

@@ -1,8 +1,8 @@
 import { parse, TomlError } from "smol-toml";
+import { isObject, type JsonObject } from "../json/json-object.js";
 import { closestName } from "../policy/closest-name.js";
 import { PolicyFileError } from "../policy/policy-file-error.js";
 import { type ReasoningLevel, reasoningLevels } from "../surfaces/translation.js";
-import { isObject, type JsonObject } from "../surfaces/wire-fields.js";
 
 /** The file of the policy folder that holds the model table; every other `*.toml` there is a policy. */
 export const modelTableFile = "models.toml";

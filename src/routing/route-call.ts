@@ -1,9 +1,9 @@
 import type { Config } from "../config.js";
+import type { JsonObject } from "../json/json-object.js";
 import { routedCredential } from "../pipeline/authorize-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
 import type { ReasoningLevel } from "../surfaces/translation.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import type { ModelEntry, ModelTable } from "./model-table.js";
 import { checkedReasoning } from "./reasoning.js";
 import { type CallTranslation, translateCall } from "./translate-call.js";

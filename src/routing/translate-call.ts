@@ -1,8 +1,8 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import type { JsonObject } from "../json/json-object.js";
 import { chatStreamToResponses, chatToResponse, responsesToChat } from "../surfaces/openai/responses-via-chat.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
 import type { ChatTranslation, NativeRequest, TranslationContext } from "../surfaces/translation.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 
 /** Turns a provider's streamed events into the client's, as server-sent event text. */
 export interface StreamTranslation {

@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from "./wire-fields.js";
+import { isObject, type JsonObject } from "../json/json-object.js";
 
 /** The `error.message` and `error.param` of a provider's error body, as one string to match against. */
 export function errorMessageOf(errorBody: JsonObject): string {

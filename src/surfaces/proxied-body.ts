@@ -1,6 +1,6 @@
 import { invalidRequest } from "../errors/gateway-error.js";
+import type { JsonObject } from "../json/json-object.js";
 import { emptyCall } from "../logical-call.js";
-import type { JsonObject } from "./wire-fields.js";
 import { object, type Rule, readBody } from "./wire-rules.js";
 
 /** The body of a route that takes none: every member is one it does not take. */

@@ -1,6 +1,7 @@
 import type { UpstreamRequest } from "../deps.js";
 import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
+import type { JsonObject } from "../json/json-object.js";
 import type { Tape } from "../json/json-tape.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
@@ -8,7 +9,6 @@ import type { RequestedReasoning } from "../routing/reasoning.js";
 import type { RefusalText } from "../schema/schema-refusal.js";
 import type { SimulatedClock } from "../simulated/simulated-clock.js";
 import type { ChatTranslation } from "./translation.js";
-import type { JsonObject } from "./wire-fields.js";
 import type { Rule } from "./wire-rules.js";
 
 /** A request body rewritten for the provider, and what a schema projection left out. */

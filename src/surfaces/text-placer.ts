@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from "./wire-fields.js";
+import { isObject, type JsonObject } from "../json/json-object.js";
 
 /**
  * Returns a function that, over one or more lists of parts, puts `text` into the first part

@@ -1,5 +1,5 @@
+import type { JsonObject } from "../json/json-object.js";
 import type { TokenCountRequest } from "./surface.js";
-import type { JsonObject } from "./wire-fields.js";
 
 /** A count request to `path` for the members of `body` the counting route takes; its answer's number at `member`. */
 export function tokenCountRequest(

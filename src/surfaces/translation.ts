@@ -1,4 +1,4 @@
-import type { JsonObject } from "./wire-fields.js";
+import type { JsonObject } from "../json/json-object.js";
 
 /** The reasoning levels the gateway accepts at all, from none to the most. */
 export const reasoningLevels = ["none", "low", "medium", "high", "xhigh", "max"] as const;

@@ -1,12 +1,5 @@
 import { invalidRequest } from "../errors/gateway-error.js";
-
-/** A JSON object of a wire body. */
-export type JsonObject = Record<string, unknown>;
-
-/** Whether a value is a JSON object (not an array, not null). */
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isObject, type JsonObject } from "../json/json-object.js";
 
 /** The value as a JSON object, or INVALID_REQUEST naming the field. */
 export function asObject(value: unknown, path: string): JsonObject {

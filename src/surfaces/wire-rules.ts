@@ -1,4 +1,5 @@
 import { invalidRequest } from "../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../json/json-object.js";
 import {
   keyOf,
   memberToken,
@@ -12,17 +13,7 @@ import {
 import { memberPath } from "../json/member-path.js";
 import { type CallText, emptyCall, type LogicalCall } from "../logical-call.js";
 import { codePoints, compactJsonCodePoints } from "../window/code-points.js";
-import {
-  asArray,
-  asObject,
-  asString,
-  isObject,
-  type JsonObject,
-  optionalFlag,
-  optionalObject,
-  optionalString,
-  textOf,
-} from "./wire-fields.js";
+import { asArray, asObject, asString, optionalFlag, optionalObject, optionalString, textOf } from "./wire-fields.js";
 
 /**
  * Measurement by exclusion. A surface describes its wire body with the rules below, and one walk

@@ -4,8 +4,8 @@ import { invalidRequest } from "../errors/gateway-error.js";
 import { bearerToken } from "../http/keys.js";
 import { bodyReaderOf, parseJsonBody } from "../http/read-body.js";
 import type { RouteEnv } from "../http/route-env.js";
+import type { JsonObject } from "../json/json-object.js";
 import { principalOf } from "../pipeline/principal.js";
-import type { JsonObject } from "../surfaces/wire-fields.js";
 import { isPageSize, maxPageChars, minPageChars } from "../window/fragment.js";
 
 /** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
 import { maxNestingDepth, parseJsonBody } from "../../src/http/read-body.js";
+import type { JsonObject } from "../../src/json/json-object.js";
 import {
   lazyObject,
   memberToken,
@@ -18,7 +19,6 @@ import { anthropicSurface } from "../../src/surfaces/anthropic/anthropic-surface
 import { geminiSurface } from "../../src/surfaces/gemini/gemini-surface.js";
 import { openaiSurface } from "../../src/surfaces/openai/openai-surface.js";
 import type { MeasuredEndpoint, Surface } from "../../src/surfaces/surface.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { codePoints, compactJsonCodePoints } from "../../src/window/code-points.js";
 import { anthropicBody } from "../oracle/support/anthropic-spec.js";
 import { geminiBody } from "../oracle/support/gemini-spec.js";

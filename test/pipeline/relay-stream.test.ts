@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import { relayStream, type StreamFailures } from "../../src/pipeline/relay-stream.js";
 import { eventSplitter } from "../../src/pipeline/sse-events.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 
 const encoder = new TextEncoder();
 

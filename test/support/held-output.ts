@@ -1,5 +1,5 @@
+import type { JsonObject } from "../../src/json/json-object.js";
 import { outputChars } from "../../src/surfaces/openai/responses-history.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 
 /**
  * What a follow-up turn carries of a stored response's output: every output item, counted as the same item sent as

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import { parseMessages } from "../../src/surfaces/anthropic/messages-body.js";
 import {
   anthropicChatTranslation,
@@ -8,7 +9,6 @@ import {
   defaultAnthropicMaxTokens,
 } from "../../src/surfaces/anthropic/openai-chat-translation.js";
 import { type ReasoningLevel, reasoningLevels, type TranslationContext } from "../../src/surfaces/translation.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { expectInvalidRequest, gatewayErrorOf, wire } from "./gateway-error-of.js";
 
 const context: TranslationContext = {

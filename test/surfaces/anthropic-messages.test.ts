@@ -1,7 +1,7 @@
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import { parseMessages } from "../../src/surfaces/anthropic/messages-body.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
 import { expectInvalidRequest, fromJsonText, wire } from "./gateway-error-of.js";

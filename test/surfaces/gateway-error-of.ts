@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
+import type { JsonObject } from "../../src/json/json-object.js";
 
 /** The GatewayError that `action` throws; fails the test when it throws nothing or something else. */
 export function gatewayErrorOf(action: () => unknown): GatewayError {

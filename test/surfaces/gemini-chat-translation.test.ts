@@ -5,10 +5,10 @@ import type {
   ChatCompletionToolChoiceOption,
 } from "openai/resources/chat/completions";
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import { geminiChatTranslation, geminiThinkingBudgets } from "../../src/surfaces/gemini/openai-chat-translation.js";
 import { simulateGenerateContent } from "../../src/surfaces/gemini/simulated/generate.js";
 import { type ReasoningLevel, reasoningLevels, type TranslationContext } from "../../src/surfaces/translation.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { expectInvalidRequest, gatewayErrorOf, wire } from "./gateway-error-of.js";
 
 const context: TranslationContext = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import { parseGenerateContent } from "../../src/surfaces/gemini/parse-generate-content.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
 import { expectInvalidRequest, fromJsonText } from "./gateway-error-of.js";

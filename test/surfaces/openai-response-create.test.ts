@@ -1,7 +1,7 @@
 import type { ResponseCreateParamsNonStreaming } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import { parseResponseCreate } from "../../src/surfaces/openai/response-create-body.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { boundedPolicy, boundedRef } from "../window/fixtures.js";
 import { expectInvalidRequest, fromJsonText, wire } from "./gateway-error-of.js";

@@ -10,6 +10,7 @@ import type {
   ResponseTextDeltaEvent,
 } from "openai/resources/responses/responses";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { JsonObject } from "../../src/json/json-object.js";
 import {
   carriedResponsesMembers,
   chatStreamToResponses,
@@ -17,7 +18,6 @@ import {
   consumedResponsesMembers,
   responsesToChat,
 } from "../../src/surfaces/openai/responses-via-chat.js";
-import type { JsonObject } from "../../src/surfaces/wire-fields.js";
 import { expectInvalidRequest, gatewayErrorOf, wire } from "./gateway-error-of.js";
 
 /** A Responses body as the SDK types it, taken through JSON text. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { isObject } from "../../src/json/json-object.js";
 import {
   asArray,
   asObject,
   asString,
-  isObject,
   optionalArray,
   optionalFlag,
   optionalObject,

@@ -1,6 +1,6 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
 import { parseMessages, readMessagesTape } from "./messages-body.js";
 import { messagesStructuredOutput } from "./messages-structured-output.js";

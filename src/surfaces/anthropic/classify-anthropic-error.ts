@@ -1,6 +1,6 @@
 import type { UpstreamErrorHint } from "../../errors/classify.js";
 import type { UpstreamErrorCode } from "../../errors/error-classes.js";
-import { isObject } from "../wire-fields.js";
+import { isObject } from "../../json/json-object.js";
 
 /** Anthropic's `ErrorType`s and their classes; `not_found_error` and `invalid_request_error` look further. */
 const classOfType: Readonly<Record<string, UpstreamErrorCode>> = {

@@ -1,8 +1,9 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { memberValue, type Tape } from "../../json/json-tape.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countInlineData, mediaType } from "../media.js";
-import { isObject, type JsonObject, optionalString } from "../wire-fields.js";
+import { optionalString } from "../wire-fields.js";
 import {
   arrayOf,
   both,

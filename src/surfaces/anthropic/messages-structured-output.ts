@@ -1,8 +1,8 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { quotedWords } from "../../schema/schema-refusal.js";
 import { errorMessageOf } from "../error-message.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 
 function textBlocks(response: JsonObject): JsonObject[] {
   const content = Array.isArray(response.content) ? response.content : [];

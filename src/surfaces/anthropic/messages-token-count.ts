@@ -1,6 +1,6 @@
+import type { JsonObject } from "../../json/json-object.js";
 import type { TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
-import type { JsonObject } from "../wire-fields.js";
 
 /** The members `POST /v1/messages/count_tokens` takes (the beta ones included). */
 const countable = new Set([

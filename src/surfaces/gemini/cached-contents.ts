@@ -1,6 +1,7 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { emptyCall } from "../../logical-call.js";
 import type { CachedPrefixList, Endpoint, MethodNotAllowed, PrefixEffect, PrefixEffectReader } from "../surface.js";
-import { isObject, type JsonObject, optionalString } from "../wire-fields.js";
+import { optionalString } from "../wire-fields.js";
 import { arrayOf, capture, parameters, readBody, readTape } from "../wire-rules.js";
 import { content, generateContentMembers, message } from "./generate-content-body.js";
 

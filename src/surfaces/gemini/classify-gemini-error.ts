@@ -1,6 +1,6 @@
 import type { UpstreamErrorHint } from "../../errors/classify.js";
 import { durationMs } from "../../errors/retry-after.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
+import { isObject, type JsonObject } from "../../json/json-object.js";
 
 const rpc = "type.googleapis.com/google.rpc.";
 const accountReasons = new Set(["SERVICE_DISABLED", "CONSUMER_INVALID", "BILLING_DISABLED", "PROJECT_INVALID"]);

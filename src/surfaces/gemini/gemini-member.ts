@@ -1,5 +1,5 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
-import type { JsonObject } from "../wire-fields.js";
+import type { JsonObject } from "../../json/json-object.js";
 
 /**
  * A member of a Gemini body by its JSON name (`systemInstruction`) or its proto name

@@ -1,7 +1,7 @@
+import type { JsonObject } from "../../json/json-object.js";
 import type { RefusalText } from "../../schema/schema-refusal.js";
 import { quotedWords } from "../../schema/schema-refusal.js";
 import { errorMessageOf } from "../error-message.js";
-import type { JsonObject } from "../wire-fields.js";
 
 /** What tells Gemini's refusal of the response schema from its other 400s. */
 const aboutSchema = /response_?(json_?)?schema|schema in generation_?config|nesting depth|too many states/i;

@@ -1,7 +1,7 @@
 import { canonicalJson } from "../../json/canonical-json.js";
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { geminiMember } from "./gemini-member.js";
 import { geminiSchemaRefusal } from "./gemini-schema-refusal.js";
 import { openApiToJsonSchema } from "./projection/openapi-to-json-schema.js";

@@ -1,8 +1,8 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { matchCachedContents } from "./cached-contents.js";
 import { classifyGeminiError } from "./classify-gemini-error.js";
 import { geminiStructuredOutput } from "./gemini-structured-output.js";

@@ -1,5 +1,5 @@
+import { isObject } from "../../json/json-object.js";
 import type { ChatTranslation } from "../translation.js";
-import { isObject } from "../wire-fields.js";
 import { chatCompletion, wireObject } from "./openai-chat/answer.js";
 import { geminiRequest } from "./openai-chat/request.js";
 import { chunkTranslator } from "./openai-chat/stream.js";

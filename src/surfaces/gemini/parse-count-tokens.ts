@@ -1,6 +1,6 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { arrayOf, readBody } from "../wire-rules.js";
 import { content, generateContentMembers, message, refuseBesideCache } from "./generate-content-body.js";
 

@@ -1,5 +1,5 @@
+import type { JsonObject } from "../../json/json-object.js";
 import type { ChatTranslation, ReasoningLevel } from "../translation.js";
-import type { JsonObject } from "../wire-fields.js";
 
 /**
  * The reasoning effort an OpenAI-compatible server is sent for a level: OpenAI's own names, the levels above its

@@ -1,7 +1,8 @@
+import type { JsonObject } from "../../json/json-object.js";
 import type { Tape } from "../../json/json-tape.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countMediaUrl } from "../media.js";
-import { asString, type JsonObject } from "../wire-fields.js";
+import { asString } from "../wire-fields.js";
 import {
   arrayOf,
   both,

@@ -1,5 +1,5 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { openaiSchemaRefusal } from "./openai-schema-refusal.js";
 
 function messageOf(choice: unknown): JsonObject | undefined {

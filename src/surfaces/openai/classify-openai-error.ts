@@ -1,5 +1,5 @@
 import type { UpstreamErrorHint } from "../../errors/classify.js";
-import { isObject } from "../wire-fields.js";
+import { isObject } from "../../json/json-object.js";
 
 const accountCodes = /^(?:mismatched|invalid|no)_(?:organization|project)$/;
 

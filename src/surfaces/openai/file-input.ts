@@ -1,5 +1,5 @@
+import type { JsonObject } from "../../json/json-object.js";
 import { countInlineData, countMediaUrl } from "../media.js";
-import type { JsonObject } from "../wire-fields.js";
 import { object, type Rule, skip, text, unmeasured } from "../wire-rules.js";
 
 /** File names whose extension makes OpenAI read inline data as binary media (PDF, images, audio, video). */

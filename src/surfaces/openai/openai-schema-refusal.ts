@@ -1,7 +1,7 @@
+import type { JsonObject } from "../../json/json-object.js";
 import type { RefusalText } from "../../schema/schema-refusal.js";
 import { quotedWords } from "../../schema/schema-refusal.js";
 import { errorMessageOf } from "../error-message.js";
-import type { JsonObject } from "../wire-fields.js";
 
 /**
  * Reads OpenAI's refusal of a response schema, where `about` tells its message from other 400s: the place its

@@ -1,7 +1,7 @@
 import type { UpstreamRequest } from "../../deps.js";
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import type { RequestedReasoning } from "../../routing/reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { parseChatCompletion, readChatCompletionTape } from "./chat-completion-body.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
 import { classifyOpenAIError } from "./classify-openai-error.js";

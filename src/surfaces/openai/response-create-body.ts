@@ -1,8 +1,9 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import type { Tape } from "../../json/json-tape.js";
 import { cutText } from "../../json/member-path.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countMediaUrl } from "../media.js";
-import { asObject, isObject, type JsonObject, optionalString } from "../wire-fields.js";
+import { asObject, optionalString } from "../wire-fields.js";
 import {
   arrayOf,
   both,

@@ -1,7 +1,7 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { compactJsonCodePoints } from "../../window/code-points.js";
 import { countCall } from "../../window/prompt-size.js";
 import type { PrefixEffectReader } from "../surface.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { parseResponseCreate } from "./response-create-body.js";
 
 /** How long OpenAI keeps a stored response by default: 30 days. */

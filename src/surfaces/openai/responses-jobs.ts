@@ -1,5 +1,5 @@
+import type { JsonObject } from "../../json/json-object.js";
 import type { JobRoute, ShownJobState } from "../surface.js";
-import type { JsonObject } from "../wire-fields.js";
 import { responseOf } from "./responses-via-chat/response-object.js";
 
 /** A job's state as a Response's `status`: the API has no `cancelling` (its cancel answers at once). */

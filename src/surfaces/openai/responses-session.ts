@@ -1,5 +1,5 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import type { SessionRoute } from "../surface.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 
 /** A Responses `input` as a list of items: a text input is one user message. */
 function inputItems(input: unknown): unknown[] {

@@ -1,6 +1,6 @@
+import { isObject, type JsonObject } from "../../json/json-object.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
-import { isObject, type JsonObject } from "../wire-fields.js";
 import { openaiSchemaRefusal } from "./openai-schema-refusal.js";
 
 function outputTextParts(response: JsonObject): JsonObject[] {

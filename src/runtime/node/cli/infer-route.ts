@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from "../../../surfaces/wire-fields.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 
 /** A surface and the route below its mount, as the gateway's `match` takes them. */
 export interface StoredRoute {

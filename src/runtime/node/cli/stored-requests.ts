@@ -1,5 +1,5 @@
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import { surfaceNames } from "../../../surfaces/surfaces.js";
-import { isObject, type JsonObject } from "../../../surfaces/wire-fields.js";
 import { inferRoute } from "./infer-route.js";
 import { UsageError } from "./usage-error.js";
 

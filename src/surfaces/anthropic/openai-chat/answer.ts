@@ -1,8 +1,8 @@
 /** A whole Anthropic Messages answer as a Chat Completions `chat.completion`. */
 
 import type { ChatCompletion, ChatCompletionMessageFunctionToolCall } from "openai/resources/chat/completions";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import type { TranslationContext } from "../../translation.js";
-import { isObject, type JsonObject } from "../../wire-fields.js";
 import { finishReasonOf } from "./finish-reason.js";
 import { readUsage, type TokenCounts, usageOf } from "./usage.js";
 

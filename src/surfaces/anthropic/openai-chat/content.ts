@@ -4,8 +4,9 @@
  */
 
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import type { JsonObject } from "../../../json/json-object.js";
 import { base64Text, dataUrlParts } from "../../media.js";
-import { asArray, asObject, asString, type JsonObject, optionalString } from "../../wire-fields.js";
+import { asArray, asObject, asString, optionalString } from "../../wire-fields.js";
 import { noCounterpart } from "./no-counterpart.js";
 
 /** Marks a block as the end of a cached prefix when the part carried an explicit breakpoint. */

@@ -4,8 +4,9 @@
  */
 
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import type { TranslationContext } from "../../translation.js";
-import { asObject, asString, isObject, type JsonObject, optionalArray, optionalString } from "../../wire-fields.js";
+import { asObject, asString, optionalArray, optionalString } from "../../wire-fields.js";
 import { assistantKinds, contentBlocks, textKinds, userKinds } from "./content.js";
 import { noCounterpart } from "./no-counterpart.js";
 

@@ -5,16 +5,9 @@
  */
 
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import type { JsonObject } from "../../../json/json-object.js";
 import type { ReasoningLevel, TranslationContext } from "../../translation.js";
-import {
-  asArray,
-  asObject,
-  asString,
-  type JsonObject,
-  optionalArray,
-  optionalObject,
-  optionalString,
-} from "../../wire-fields.js";
+import { asArray, asObject, asString, optionalArray, optionalObject, optionalString } from "../../wire-fields.js";
 import { conversationOf, systemOf } from "./conversation.js";
 import { noCounterpart } from "./no-counterpart.js";
 import { toolChoiceOf, toolsOf } from "./tools.js";

@@ -4,8 +4,8 @@
  */
 
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import type { ChatStreamTranslator, TranslationContext } from "../../translation.js";
-import { isObject, type JsonObject } from "../../wire-fields.js";
 import { finishReasonOf } from "./finish-reason.js";
 import { readUsage, type TokenCounts, usageOf } from "./usage.js";
 

@@ -1,7 +1,8 @@
 /** Chat Completions function tools and `tool_choice` as Anthropic tools and `tool_choice`. */
 
 import { invalidRequest } from "../../../errors/gateway-error.js";
-import { asObject, asString, isObject, type JsonObject, optionalObject, optionalString } from "../../wire-fields.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
+import { asObject, asString, optionalObject, optionalString } from "../../wire-fields.js";
 import { noCounterpart } from "./no-counterpart.js";
 
 /** The function tools as Anthropic tools; other tool types have no counterpart. */

@@ -1,7 +1,7 @@
 /** Anthropic's token counts, read from an answer or a stream, as Chat Completions usage. */
 
 import type { CompletionUsage } from "openai/resources/completions";
-import { isObject } from "../../wire-fields.js";
+import { isObject } from "../../../json/json-object.js";
 
 /** Anthropic's token counts, as the stream or the answer report them. */
 export interface TokenCounts {

@@ -5,8 +5,8 @@ import type {
   ChatCompletionTokenLogprob,
 } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import type { TranslationContext } from "../../translation.js";
-import { isObject, type JsonObject } from "../../wire-fields.js";
 import { isSet } from "./is-set.js";
 
 /**

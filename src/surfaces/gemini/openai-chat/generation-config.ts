@@ -1,6 +1,7 @@
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import type { JsonObject } from "../../../json/json-object.js";
 import type { ReasoningLevel, TranslationContext } from "../../translation.js";
-import { asArray, asObject, asString, type JsonObject, optionalObject } from "../../wire-fields.js";
+import { asArray, asObject, asString, optionalObject } from "../../wire-fields.js";
 import { isSet } from "./is-set.js";
 
 /**

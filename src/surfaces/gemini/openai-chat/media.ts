@@ -1,6 +1,7 @@
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import type { JsonObject } from "../../../json/json-object.js";
 import { dataUrlParts } from "../../media.js";
-import { asString, type JsonObject } from "../../wire-fields.js";
+import { asString } from "../../wire-fields.js";
 import { isSet } from "./is-set.js";
 
 /**

@@ -1,6 +1,7 @@
 import { invalidRequest } from "../../../errors/gateway-error.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import type { TranslationContext } from "../../translation.js";
-import { asArray, asObject, asString, isObject, type JsonObject } from "../../wire-fields.js";
+import { asArray, asObject, asString } from "../../wire-fields.js";
 import { isSet } from "./is-set.js";
 import { contentParts, hasText, textPart, unsupportedPart, userParts } from "./parts.js";
 import { refuseMessageMembers } from "./refusals.js";

@@ -1,5 +1,6 @@
 import { type GatewayError, invalidRequest } from "../../../errors/gateway-error.js";
-import { asArray, asObject, asString, type JsonObject } from "../../wire-fields.js";
+import type { JsonObject } from "../../../json/json-object.js";
+import { asArray, asObject, asString } from "../../wire-fields.js";
 import { isSet } from "./is-set.js";
 import { filePart, mediaPart } from "./media.js";
 

@@ -1,5 +1,5 @@
 import { type GatewayError, invalidRequest } from "../../../errors/gateway-error.js";
-import type { JsonObject } from "../../wire-fields.js";
+import type { JsonObject } from "../../../json/json-object.js";
 import { isSet } from "./is-set.js";
 
 /**

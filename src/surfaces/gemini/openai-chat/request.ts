@@ -1,5 +1,6 @@
+import type { JsonObject } from "../../../json/json-object.js";
 import type { NativeRequest, TranslationContext } from "../../translation.js";
-import { asArray, type JsonObject } from "../../wire-fields.js";
+import { asArray } from "../../wire-fields.js";
 import { generationConfigOf } from "./generation-config.js";
 import { translateMessages } from "./messages.js";
 import { refuseWithoutCounterpart } from "./refusals.js";

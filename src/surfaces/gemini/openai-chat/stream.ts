@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
+import type { JsonObject } from "../../../json/json-object.js";
 import type { ChatStreamTranslator, TranslationContext } from "../../translation.js";
-import type { JsonObject } from "../../wire-fields.js";
 import {
   answerText,
   candidatesOf,

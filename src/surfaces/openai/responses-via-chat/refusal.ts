@@ -4,7 +4,7 @@
  */
 
 import { type GatewayError, invalidRequest } from "../../../errors/gateway-error.js";
-import type { JsonObject } from "../../wire-fields.js";
+import type { JsonObject } from "../../../json/json-object.js";
 
 /** Why some members cannot be translated, for the refusal's message (fixed text, no request content). */
 const reasons = new Map([

@@ -5,7 +5,8 @@
  */
 
 import { invalidRequest } from "../../../errors/gateway-error.js";
-import { asArray, asObject, asString, type JsonObject, optionalArray, optionalString } from "../../wire-fields.js";
+import type { JsonObject } from "../../../json/json-object.js";
+import { asArray, asObject, asString, optionalArray, optionalString } from "../../wire-fields.js";
 import { onlyMembers, untranslatable } from "./refusal.js";
 
 /** `prompt_cache_breakpoint` as it is: Chat Completions parts take the same member. */

@@ -4,14 +4,8 @@
  * first member that cannot be carried, before anything is sent.
  */
 
-import {
-  asObject,
-  asString,
-  type JsonObject,
-  optionalArray,
-  optionalObject,
-  optionalString,
-} from "../../wire-fields.js";
+import type { JsonObject } from "../../../json/json-object.js";
+import { asObject, asString, optionalArray, optionalObject, optionalString } from "../../wire-fields.js";
 import { onlyMembers, untranslatable } from "./refusal.js";
 import { messagesOf } from "./request-input.js";
 

@@ -13,7 +13,7 @@ import type {
   ResponseTextConfig,
   ResponseUsage,
 } from "openai/resources/responses/responses";
-import { isObject, type JsonObject } from "../../wire-fields.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 
 /**
  * A response as the API sends it: `output_text` is the SDK's convenience, not a wire member; `store`

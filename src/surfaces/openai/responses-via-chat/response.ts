@@ -4,7 +4,7 @@
  */
 
 import type { ResponseOutputItem } from "openai/resources/responses/responses";
-import { isObject, type JsonObject } from "../../wire-fields.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import {
   itemId,
   numberOr,

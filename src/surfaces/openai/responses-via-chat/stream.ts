@@ -12,7 +12,7 @@ import type {
   ResponseStreamEvent,
   ResponseUsage,
 } from "openai/resources/responses/responses";
-import { isObject, type JsonObject } from "../../wire-fields.js";
+import { isObject, type JsonObject } from "../../../json/json-object.js";
 import {
   itemId,
   numberOr,
