@@ -1,8 +1,9 @@
-import type { Deps, UpstreamResponse } from "../deps.js";
+import type { Deps } from "../deps.js";
 import { classifyUpstreamAnswer, timedOutStageOf } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import { relayedHeaders } from "./relay-response.js";
 import type { UpstreamCall } from "./upstream-call.js";
 

@@ -1,4 +1,4 @@
-import type { Deps, UpstreamResponse } from "../deps.js";
+import type { Deps } from "../deps.js";
 import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { JsonObject } from "../json/json-object.js";
@@ -8,6 +8,7 @@ import type { CallRecord } from "../record/call-record.js";
 import { validateAnswer } from "../schema/diagnostics.js";
 import { schemaRefusal } from "../schema/schema-refusal.js";
 import type { MeasuredEndpoint, ResponseFacts, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import type { RemovedCitation } from "../window/citations.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";

@@ -1,9 +1,10 @@
-import type { Deps, UpstreamResponse } from "../deps.js";
+import type { Deps } from "../deps.js";
 import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CachedPrefixList, ProxyEndpoint } from "../surfaces/surface.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import { gatewayGuardsPrefixes, ownPrefixList } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";

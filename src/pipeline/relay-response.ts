@@ -1,5 +1,5 @@
-import type { UpstreamResponse } from "../deps.js";
 import { upstreamFailure } from "../errors/classify.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /** What decides which provider headers reach the client: its surface, and whether its provider is simulated. */

@@ -1,5 +1,5 @@
 import { upstreamOf } from "../config.js";
-import type { Deps, UpstreamResponse } from "../deps.js";
+import type { Deps } from "../deps.js";
 import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import type { JsonObject } from "../json/json-object.js";
@@ -12,6 +12,7 @@ import { translatedResponse } from "../routing/translated-response.js";
 import { admitListedSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { surfaces } from "../surfaces/surfaces.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { isFailure } from "./answer-failure.js";
 import { createJob, type RunAgain } from "./answer-jobs.js";

@@ -1,6 +1,7 @@
-import type { Deps, UpstreamResponse } from "../deps.js";
+import type { Deps } from "../deps.js";
 import { classifyTransportFailure } from "../errors/classify.js";
 import { failureReason } from "../errors/failure-reason.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import { debugUpstream } from "./debug-steps.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { upstreamRequest } from "./upstream-request.js";

@@ -1,5 +1,5 @@
-import type { UpstreamRequest } from "../deps.js";
 import { toldSchemaHeader, toldSchemaValue } from "../simulated/told-schema.js";
+import type { UpstreamRequest } from "../transport/transport.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /**

@@ -1,7 +1,7 @@
-import type { UpstreamResponse } from "../deps.js";
 import { isObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import { eventSplitter } from "../pipeline/sse-events.js";
+import type { UpstreamResponse } from "../transport/transport.js";
 import type { CallTranslation } from "./translate-call.js";
 
 const encoder = new TextEncoder();

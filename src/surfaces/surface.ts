@@ -1,4 +1,3 @@
-import type { UpstreamRequest } from "../deps.js";
 import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { JsonObject } from "../json/json-object.js";
@@ -8,6 +7,7 @@ import type { Policy } from "../policy/policy.js";
 import type { RequestedReasoning } from "../routing/reasoning.js";
 import type { RefusalText } from "../schema/schema-refusal.js";
 import type { SimulatedClock } from "../simulated/simulated-clock.js";
+import type { UpstreamRequest } from "../transport/transport.js";
 import type { ChatTranslation } from "./translation.js";
 import type { Rule } from "./wire-rules.js";
 

@@ -1,5 +1,5 @@
-import type { Transport } from "../deps.js";
 import { abortSignalOf } from "../http/abort-notice.js";
+import type { Transport } from "./transport.js";
 
 /** Anything that answers a standard Request: global `fetch`, a Hono app, the simulated provider. */
 export type FetchFunction = (request: Request) => Promise<Response>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { readConfig } from "../../src/config.js";
-import type { Deps, Transport } from "../../src/deps.js";
+import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
@@ -9,6 +9,7 @@ import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { surfaceNames } from "../../src/surfaces/surfaces.js";
+import type { Transport } from "../../src/transport/transport.js";
 import { appUnderTest } from "../support/app-under-test.js";
 
 // The stage timeouts of contract section 11 in the app without a socket, on Node and in workerd (test/http runs in

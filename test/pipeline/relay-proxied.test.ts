@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Deps, UpstreamResponse } from "../../src/deps.js";
+import type { Deps } from "../../src/deps.js";
 import type { CallRecorder } from "../../src/pipeline/call-recorder.js";
 import { startDeadline } from "../../src/pipeline/deadline.js";
 import { type ProxiedCall, relayProxied } from "../../src/pipeline/relay-proxied.js";
@@ -9,6 +9,7 @@ import type { CallRecord } from "../../src/record/call-record.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { openaiSurface } from "../../src/surfaces/openai/openai-surface.js";
 import type { ProxyEndpoint } from "../../src/surfaces/surface.js";
+import type { UpstreamResponse } from "../../src/transport/transport.js";
 import { policyVersion, sha } from "../store/store-contract.js";
 import { heldOutput } from "../support/held-output.js";
 

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UpstreamRequest } from "../../src/deps.js";
 import { CallNotice } from "../../src/http/abort-notice.js";
 import { undiciTransport } from "../../src/runtime/node/undici-transport.js";
+import type { UpstreamRequest } from "../../src/transport/transport.js";
 
 /**
  * The Node transport against a real HTTP server: what it hands the pipeline (status, headers, the body whole or

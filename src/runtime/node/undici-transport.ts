@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
-import type { Transport, UpstreamRequest, UpstreamResponse } from "../../deps.js";
+import type { Transport, UpstreamRequest, UpstreamResponse } from "../../transport/transport.js";
 
 /**
  * The Node transport: undici's Agent with keep-alive, several times cheaper per call than WHATWG fetch on Node.

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Writable } from "node:stream";
 import { createApp } from "../../../src/app.js";
-import type { Deps, Transport, UpstreamRequest } from "../../../src/deps.js";
+import type { Deps } from "../../../src/deps.js";
 import { createNodeDeps } from "../../../src/runtime/node/node-gateway.js";
+import type { Transport, UpstreamRequest } from "../../../src/transport/transport.js";
 
 /** The measuring policy of the oracle: measures without enforcing, counts unknown fields, rejects unknown prefixes. */
 export const MEASURE_POLICY = `name = "oracle.measure"
