@@ -1,6 +1,6 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { adminRefusal, adminRoutes } from "./admin/admin-routes.js";
 import { selfTest } from "./admin/self-test.js";
-import { adminRefusal, adminRoutes } from "./admin-routes.js";
 import { dashboardHtml, dashboardScript } from "./dashboard/dashboard-page.js";
 import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
@@ -16,7 +16,7 @@ import { logInternalError } from "./pipeline/write-log.js";
 import type { PolicyVersion } from "./policy/policy.js";
 import type { Surface } from "./surfaces/surface.js";
 import { surfaces } from "./surfaces/surfaces.js";
-import { windowRoutes } from "./window-routes.js";
+import { windowRoutes } from "./window-http/window-routes.js";
 
 /** What a runtime tells the app besides `deps`. */
 export interface AppOptions {

@@ -1,12 +1,12 @@
 import { Hono } from "hono";
-import { callListingQuery } from "./admin/call-listing-query.js";
-import { policyReloadFailed, policyReloadResponse, policyReloadUnavailable } from "./admin/policy-reload-response.js";
-import type { Deps } from "./deps.js";
-import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
-import { renderPlainError } from "./errors/render-plain-error.js";
-import { bearerToken, keysEqual } from "./http/keys.js";
-import type { RouteEnv } from "./http/route-env.js";
-import type { PolicyReload } from "./policy/reload-policies.js";
+import type { Deps } from "../deps.js";
+import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import { renderPlainError } from "../errors/render-plain-error.js";
+import { bearerToken, keysEqual } from "../http/keys.js";
+import type { RouteEnv } from "../http/route-env.js";
+import type { PolicyReload } from "../policy/reload-policies.js";
+import { callListingQuery } from "./call-listing-query.js";
+import { policyReloadFailed, policyReloadResponse, policyReloadUnavailable } from "./policy-reload-response.js";
 
 /**
  * `/promptgate/admin/*`: the call record and the policy reload, behind `PROMPTGATE_ADMIN_KEY` as a bearer key.

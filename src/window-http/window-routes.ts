@@ -1,13 +1,13 @@
 import { Hono } from "hono";
-import type { Deps } from "./deps.js";
-import { GatewayError, invalidRequest } from "./errors/gateway-error.js";
-import { renderPlainError } from "./errors/render-plain-error.js";
-import { bearerToken } from "./http/keys.js";
-import type { RouteEnv } from "./http/route-env.js";
-import { isObject, type JsonObject } from "./json/json-object.js";
-import { isGatewayKey } from "./pipeline/authorize-call.js";
-import { codePoints } from "./window/code-points.js";
-import { buildContext, type Chunk, type ContextOptions, contextRequestLimits } from "./window/context-builder.js";
+import type { Deps } from "../deps.js";
+import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import { renderPlainError } from "../errors/render-plain-error.js";
+import { bearerToken } from "../http/keys.js";
+import type { RouteEnv } from "../http/route-env.js";
+import { isObject, type JsonObject } from "../json/json-object.js";
+import { isGatewayKey } from "../pipeline/authorize-call.js";
+import { codePoints } from "../window/code-points.js";
+import { buildContext, type Chunk, type ContextOptions, contextRequestLimits } from "../window/context-builder.js";
 import {
   checkpointDue,
   defaultPageChars,
@@ -15,10 +15,10 @@ import {
   maxPageChars,
   pagesOf,
   pagingOf,
-} from "./window/fragment.js";
-import { describeSchema, SchemaExpansionError } from "./window/signature.js";
-import { addKeptRoutes } from "./window-http/kept-routes.js";
-import { jsonBodyOf, pageCharsOf } from "./window-http/request-parts.js";
+} from "../window/fragment.js";
+import { describeSchema, SchemaExpansionError } from "../window/signature.js";
+import { addKeptRoutes } from "./kept-routes.js";
+import { jsonBodyOf, pageCharsOf } from "./request-parts.js";
 
 /**
  * `/promptgate/window/*`: the window toolkit over HTTP, for controllers in any language (JSON in, JSON out, errors in
