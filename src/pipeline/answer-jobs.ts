@@ -14,8 +14,8 @@ import {
 import type { JobError, JobRecord, JobState } from "../store/store.js";
 import type { JobRoute } from "../surfaces/surface.js";
 import type { CallRecorder } from "./call-recorder.js";
-import type { SurfaceRequest } from "./handle-surface-request.js";
 import { callerOf } from "./session-turn.js";
+import type { SurfaceRequest } from "./surface-request.js";
 import { logInternalError } from "./write-log.js";
 
 /** Runs a call again as the job's run: the same route and headers, the given request, under the job's id. */

@@ -1,8 +1,8 @@
 import type { Deps } from "../deps.js";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { citationsOf, type PolicyVersion } from "../policy/policy.js";
-import type { SurfaceRequest } from "./handle-surface-request.js";
 import { callerOf } from "./session-turn.js";
+import type { SurfaceRequest } from "./surface-request.js";
 import type { CitationCheck } from "./validate-answer-body.js";
 
 /** A source index id, as `PUT /promptgate/window/sources/{id}` takes it: short, and safe to repeat in a message. */

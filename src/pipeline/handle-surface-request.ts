@@ -1,8 +1,7 @@
 import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
-import type { AbortNotice } from "../http/abort-notice.js";
-import { type BodyReader, parseJsonBody, readCappedBody } from "../http/read-body.js";
+import { parseJsonBody, readCappedBody } from "../http/read-body.js";
 import { deadlineSecondsOf, upstreamTimeoutsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { checkProxiedBody } from "../surfaces/proxied-body.js";
@@ -20,6 +19,7 @@ import { casePolicy, checkInvalidAnswerCap, requestedPolicy } from "./resolve-po
 import { sendCall } from "./send-call.js";
 import { sendUpstream } from "./send-upstream.js";
 import { ownStoredResponse } from "./session-turn.js";
+import type { SurfaceRequest } from "./surface-request.js";
 import { callSecrets, openUpstreamCall, type UpstreamTiming } from "./upstream-call.js";
 import { writeLog } from "./write-log.js";
 
@@ -36,27 +36,6 @@ const rejections = new Set([
   "SESSION_TOKEN_LIMIT",
   "INVALID_ANSWER_LIMIT",
 ]);
-
-/** One request on a surface, from the route to the client's response. */
-export interface SurfaceRequest {
-  surface: Surface;
-  request: Request;
-  /** Aborts when the client goes away: the runtime's notice, else the request's signal (see `clientNoticeOf`). */
-  client: AbortNotice;
-  /** Reads the request's body: the runtime's reader, else the request's own (see `bodyReaderOf`). */
-  body: BodyReader;
-  /** The request's URL, parsed once. */
-  url: URL;
-  /** The route path below the surface's mount, e.g. `/chat/completions`. */
-  path: string;
-  /** The policy named in the URL, or undefined for the default. */
-  policyRef: string | undefined;
-  ref: string;
-  /** Why the request path is no route of the surface, if it is not (answered after the key check). */
-  refusal?: GatewayError;
-  /** The answer job this call runs, when it is a job's run. */
-  job?: string;
-}
 
 /**
  * Runs one call: key, route, policy, body, measurement, both checks, the provider call, the

@@ -20,7 +20,6 @@ import type { CallRecorder } from "./call-recorder.js";
 import { citationCheckOf } from "./call-sources.js";
 import { debugChecks } from "./debug-steps.js";
 import { type FinishedAnswer, finishAnswer } from "./finish-answer.js";
-import type { SurfaceRequest } from "./handle-surface-request.js";
 import { modelOfBody } from "./model-of-body.js";
 import {
   compileCallSchema,
@@ -35,6 +34,7 @@ import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { resolveUnmeasured } from "./resolve-unmeasured.js";
 import { sendUpstream } from "./send-upstream.js";
 import { checkSessionCaps, openSessionTurn, type SessionTurn } from "./session-turn.js";
+import type { SurfaceRequest } from "./surface-request.js";
 import { routedUpstreamCall, type UpstreamCall } from "./upstream-call.js";
 
 /** What sending a measured call needs. */

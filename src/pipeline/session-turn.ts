@@ -9,8 +9,8 @@ import type { SessionRoute } from "../surfaces/surface.js";
 import type { PromptSize } from "../window/prompt-size.js";
 import { presentedCredentials } from "./authorize-call.js";
 import type { CallRecorder } from "./call-recorder.js";
-import type { SurfaceRequest } from "./handle-surface-request.js";
 import { principalOf } from "./principal.js";
+import type { SurfaceRequest } from "./surface-request.js";
 
 /** The principal of a request: the keyed hash of the first credential it presents. */
 export function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {
