@@ -1,8 +1,8 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { eventSplitter } from "../http/sse-events.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { Surface } from "../surfaces/surface.js";
-import { eventSplitter } from "./sse-events.js";
 
 /** What a stream's observer is told. */
 export interface StreamObserver {

@@ -1,6 +1,6 @@
+import { eventSplitter } from "../http/sse-events.js";
 import { isObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
-import { eventSplitter } from "../pipeline/sse-events.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import type { CallTranslation } from "./translate-call.js";
 

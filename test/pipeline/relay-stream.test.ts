@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
+import { eventSplitter } from "../../src/http/sse-events.js";
 import type { JsonObject } from "../../src/json/json-object.js";
 import { relayStream, type StreamFailures } from "../../src/pipeline/relay-stream.js";
-import { eventSplitter } from "../../src/pipeline/sse-events.js";
 
 const encoder = new TextEncoder();
 
