@@ -4,10 +4,10 @@ import type { JsonObject } from "../json/json-object.js";
 import type { Tape } from "../json/json-tape.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
-import type { RequestedReasoning } from "../routing/reasoning.js";
 import type { RefusalText } from "../schema/schema-refusal.js";
 import type { SimulatedClock } from "../simulated/simulated-clock.js";
 import type { UpstreamRequest } from "../transport/transport.js";
+import type { RequestedReasoning } from "./requested-reasoning.js";
 import type { ChatTranslation } from "./translation.js";
 import type { Rule } from "./wire-rules.js";
 

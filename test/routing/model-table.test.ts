@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { PolicyFileError } from "../../src/policy/policy-file-error.js";
 import { modelTableOf, parseModelTable } from "../../src/routing/model-table.js";
-import { acceptedLevels, checkedReasoning, levelOfBudget } from "../../src/routing/reasoning.js";
+import { acceptedLevels, checkedReasoning } from "../../src/routing/reasoning.js";
+import { levelOfBudget } from "../../src/surfaces/requested-reasoning.js";
 
 const providers = ["openai", "gemini", "anthropic", "openai-compatible"];
 

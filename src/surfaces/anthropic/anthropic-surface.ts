@@ -1,5 +1,5 @@
 import { isObject, type JsonObject } from "../../json/json-object.js";
-import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
+import { levelOfBudget, type RequestedReasoning } from "../requested-reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { classifyAnthropicError } from "./classify-anthropic-error.js";
 import { parseMessages, readMessagesTape } from "./messages-body.js";

@@ -1,6 +1,6 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../../json/json-object.js";
-import { levelOfBudget, type RequestedReasoning } from "../../routing/reasoning.js";
+import { levelOfBudget, type RequestedReasoning } from "../requested-reasoning.js";
 import { type Endpoint, forMethod, type Surface, type TokenCountRequest } from "../surface.js";
 import { tokenCountRequest } from "../token-count.js";
 import { matchCachedContents } from "./cached-contents.js";

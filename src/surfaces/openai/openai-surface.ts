@@ -1,6 +1,6 @@
 import { isObject, type JsonObject } from "../../json/json-object.js";
-import type { RequestedReasoning } from "../../routing/reasoning.js";
 import type { UpstreamRequest } from "../../transport/transport.js";
+import type { RequestedReasoning } from "../requested-reasoning.js";
 import { type Endpoint, forMethod, type Surface } from "../surface.js";
 import { parseChatCompletion, readChatCompletionTape } from "./chat-completion-body.js";
 import { chatStructuredOutput } from "./chat-structured-output.js";
