@@ -17,7 +17,7 @@ export interface AbortNotice {
  * An `AbortNotice` its owner sets off with `abort`, each listener called once. Not an `AbortController`: on Node 20
  * every `AbortSignal` has a hidden class of its own (Node makes it an `EventTarget`, swaps its prototype and adds
  * fields), so V8 builds a class per signal and every inline cache that meets signals turns slow. A call made two; they
- * cost 7 % of the CPU per call at 64 connections and 12 % at one (BENCHMARKS.md, thirteenth part). A listener added
+ * cost 7 % of the CPU per call at 64 connections and 12 % at one. A listener added
  * twice is called twice, unlike an `EventTarget`'s.
  */
 export class CallNotice implements AbortNotice {

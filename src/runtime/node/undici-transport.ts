@@ -11,7 +11,7 @@ import type { Transport, UpstreamRequest, UpstreamResponse } from "../../transpo
  *
  * It dispatches with a handler of its own (`AnswerHandler`) rather than through undici's `request()`, which wraps
  * every answer's body in a Node stream and an async resource, reads the body back out of the stream, and hands over
- * headers that had to be copied once more into a record of strings (BENCHMARKS.md, twenty-first part).
+ * headers that had to be copied once more into a record of strings.
  */
 export function undiciTransport(): Transport {
   const agent = new Agent({
