@@ -1,13 +1,7 @@
-import { type Config, upstreamOf } from "../config.js";
+import type { Config } from "../config.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { bearerToken, keysEqual } from "../http/keys.js";
 import type { Surface } from "../surfaces/surface.js";
-
-/**
- * Which credential a call sends upstream: the client's own (pass-through, contract section 8),
- * or only the server-held key (gateway-key mode; undefined for the simulated provider, which needs none).
- */
-export type UpstreamCredential = { kind: "client" } | { kind: "server"; key: string | undefined };
 
 /** The credentials a request presents on a surface, in the surface's order (headers, then the query). */
 export function presentedCredentials(surface: Surface, headers: Headers, url: URL): string[] {
@@ -47,78 +41,4 @@ export async function isGatewayKey(config: Config, presented: string | undefined
 /** The fixed refusal of a request without a valid gateway key; it echoes nothing. */
 export function authenticationRequired(): GatewayError {
   return new GatewayError("authentication", 401, "A valid gateway key is required.");
-}
-
-/**
- * The upstream credential of an authenticated call: the client's own in pass-through, else the server-held key.
- * 403 `account_selection`, naming the variable to set, when the provider has no upstream, when the call needs a
- * server-held key (gateway keys, or a pass-through client that presents none) that is not set, or when such a key
- * would serve a pass-through caller where the runtime refuses that (`passThroughServerKeys`).
- */
-export function upstreamCredential(config: Config, surface: Surface, clientPresents: boolean): UpstreamCredential {
-  const upstream = upstreamOf(config, surface.name);
-  if (upstream.unavailable !== undefined) throw unavailableProvider(surface, upstream.unavailable);
-  const variable = surface.upstream.keyVariable;
-  if (config.gatewayKeys.length > 0)
-    return serverCredential(config, surface, `No provider key is configured for this surface (${variable}).`);
-  // A surface that routes models may send the call on to another provider, which takes its own key (routedCredential).
-  if (upstream.unconfigured && !clientPresents && !surface.routesModels) throw noCredential(surface);
-  if (!clientPresents && upstream.serverKey !== undefined && !upstream.simulated) refuseOpenRelay(config);
-  return { kind: "client" };
-}
-
-/** 403 for a call to an unconfigured provider that presents no credential of its own: nothing could serve it. */
-export function noCredential(surface: Surface): GatewayError {
-  return new GatewayError(
-    "account_selection",
-    403,
-    `No credential was presented and no provider key is configured for this surface (${surface.upstream.keyVariable}).`,
-  );
-}
-
-/**
- * The credential of a call the model table sends to another provider: only ever that provider's server-held key,
- * in either mode. The client's credential was presented for the client's API and never goes to another provider.
- * A provider that takes no call without a key, with none configured, is 403 `account_selection` before anything
- * is sent, naming the variable to set.
- */
-export function routedCredential(config: Config, provider: Surface): UpstreamCredential {
-  const upstream = upstreamOf(config, provider.name);
-  if (upstream.unavailable !== undefined) throw unavailableProvider(provider, upstream.unavailable);
-  if (provider.upstream.keyOptional) {
-    if (upstream.serverKey !== undefined && !upstream.simulated && config.gatewayKeys.length === 0)
-      refuseOpenRelay(config);
-    return { kind: "server", key: upstream.serverKey };
-  }
-  const why = `No provider key is configured for ${provider.name} (${provider.upstream.keyVariable}); a call the model table routes there is sent with that key only, never with the client's.`;
-  const credential = serverCredential(config, provider, why);
-  if (!upstream.simulated && config.gatewayKeys.length === 0) refuseOpenRelay(config);
-  return credential;
-}
-
-/** The server-held key of a provider, or 403 `account_selection` when it has none (and is no simulated one). */
-function serverCredential(config: Config, surface: Surface, message: string): UpstreamCredential {
-  const upstream = upstreamOf(config, surface.name);
-  if (upstream.serverKey === undefined && !upstream.simulated)
-    throw new GatewayError("account_selection", 403, message);
-  return { kind: "server", key: upstream.serverKey };
-}
-
-/** A provider with no upstream to call: 403 naming the variable that gives it one. */
-function unavailableProvider(surface: Surface, variable: string): GatewayError {
-  return new GatewayError(
-    "account_selection",
-    403,
-    `No upstream is configured for ${surface.name} and it has no public one: set ${variable}.`,
-  );
-}
-
-/** 403 for a pass-through call that would use a server-held key where anyone may call (contract section 11). */
-function refuseOpenRelay(config: Config): void {
-  if (config.passThroughServerKeys) return;
-  throw new GatewayError(
-    "account_selection",
-    403,
-    "In pass-through mode the server-held provider keys serve no caller here: present your own provider key, set PROMPTGATE_KEYS, or set PROMPTGATE_OPEN_RELAY=true.",
-  );
 }

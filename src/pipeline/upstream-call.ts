@@ -1,8 +1,9 @@
 import { type Config, type UpstreamConfig, upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { AbortNotice } from "../http/abort-notice.js";
+import { noCredential, routedCredential, type UpstreamCredential } from "../routing/upstream-credential.js";
 import type { Surface } from "../surfaces/surface.js";
-import { noCredential, presentedCredentials, routedCredential, type UpstreamCredential } from "./authorize-call.js";
+import { presentedCredentials } from "./authorize-call.js";
 import type { Deadline } from "./deadline.js";
 
 /** How one call reaches its provider: where, with which credential, until when, and what to keep secret. */

@@ -1,12 +1,12 @@
 import type { Config } from "../config.js";
 import type { JsonObject } from "../json/json-object.js";
-import { routedCredential } from "../pipeline/authorize-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { MeasuredEndpoint, Surface } from "../surfaces/surface.js";
 import type { ReasoningLevel } from "../surfaces/translation.js";
 import type { ModelEntry, ModelTable } from "./model-table.js";
 import { checkedReasoning } from "./reasoning.js";
 import { type CallTranslation, translateCall } from "./translate-call.js";
+import { routedCredential } from "./upstream-credential.js";
 
 /** The request a provider receives when it is not the client's own: another route, another body. */
 export interface ProviderTarget {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { UpstreamCredential } from "../../src/pipeline/authorize-call.js";
 import { startDeadline } from "../../src/pipeline/deadline.js";
 import type { UpstreamCall } from "../../src/pipeline/upstream-call.js";
 import { upstreamRequest } from "../../src/pipeline/upstream-request.js";
+import type { UpstreamCredential } from "../../src/routing/upstream-credential.js";
 import { anthropicSurface } from "../../src/surfaces/anthropic/anthropic-surface.js";
 import { geminiSurface } from "../../src/surfaces/gemini/gemini-surface.js";
 import { openaiSurface } from "../../src/surfaces/openai/openai-surface.js";
