@@ -1,5 +1,6 @@
 import type { KnownEnvironment, VariableName } from "./config-variables.js";
 import { redactKeys } from "./errors/redact-keys.js";
+import type { UpstreamTimeouts } from "./policy/policy.js";
 import { simulatedOrigin } from "./simulated/simulated-provider.js";
 import type { Surface } from "./surfaces/surface.js";
 import { surfaces } from "./surfaces/surfaces.js";
@@ -69,16 +70,6 @@ export interface Config {
   workers: number | "auto";
   /** How long a provider call may stall at each stage (`PROMPTGATE_UPSTREAM_*_SECONDS`); a policy may override each. */
   upstreamTimeouts: UpstreamTimeouts;
-}
-
-/** Seconds a provider call may stall at each stage before it ends in `timeout` (contract section 11). */
-export interface UpstreamTimeouts {
-  /** Until the connection is open and the request goes out. */
-  connect: number;
-  /** A streamed call's wait, once the request went out, for its answer's head. */
-  firstByte: number;
-  /** A stream's wait for its next bytes, from its head on. */
-  idle: number;
 }
 
 /** The Node server's connection limits and shutdown drain, in milliseconds. */

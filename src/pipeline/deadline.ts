@@ -1,5 +1,5 @@
-import type { UpstreamTimeouts } from "../config.js";
 import { type AbortNotice, CallNotice } from "../http/abort-notice.js";
+import type { UpstreamTimeouts } from "../policy/policy.js";
 
 /** A call's upstream deadline: a signal that aborts when it passes or the client goes away, and a way to stop it. */
 export interface Deadline {

@@ -1,6 +1,6 @@
-import type { UpstreamTimeouts } from "../config.js";
 import { UpstreamTimedOut, type UpstreamTimeoutStage } from "../errors/upstream-timed-out.js";
 import { type AbortNotice, CallNotice } from "../http/abort-notice.js";
+import type { UpstreamTimeouts } from "../policy/policy.js";
 
 /**
  * The stage timeouts of one provider request (contract section 11), one timer at a time:

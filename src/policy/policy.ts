@@ -1,5 +1,3 @@
-import type { Config, UpstreamTimeouts } from "../config.js";
-
 /**
  * A policy as its TOML file holds it, after validation against schemas/policy.schema.json.
  * Keys keep the file's snake_case so that the file, the schema and this type read alike.
@@ -150,8 +148,18 @@ export function deadlineSecondsOf(policy: Policy): number {
   return policy.upstream?.deadline_seconds ?? defaultDeadlineSeconds;
 }
 
+/** Seconds a provider call may stall at each stage before it ends in `timeout` (contract section 11). */
+export interface UpstreamTimeouts {
+  /** Until the connection is open and the request goes out. */
+  connect: number;
+  /** A streamed call's wait, once the request went out, for its answer's head. */
+  firstByte: number;
+  /** A stream's wait for its next bytes, from its head on. */
+  idle: number;
+}
+
 /** The stage timeouts of the policy's provider calls: its own `[upstream]` members over the configuration's. */
-export function upstreamTimeoutsOf(policy: Policy, config: Pick<Config, "upstreamTimeouts">): UpstreamTimeouts {
+export function upstreamTimeoutsOf(policy: Policy, config: { upstreamTimeouts: UpstreamTimeouts }): UpstreamTimeouts {
   const defaults = config.upstreamTimeouts;
   const own = policy.upstream;
   if (own === undefined) return defaults;
