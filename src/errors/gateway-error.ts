@@ -1,5 +1,5 @@
-import type { PromptSize } from "../window/prompt-size.js";
 import { type FailureClass, transientClasses } from "./error-classes.js";
+import type { PromptSize } from "./prompt-size.js";
 
 /** The stable codes of contract section 5. */
 export type GatewayErrorCode =

@@ -1,10 +1,10 @@
 import type { Deps } from "../deps.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { RouteStep } from "../record/debug-line.js";
 import type { Endpoint, MethodNotAllowed } from "../surfaces/surface.js";
 import type { UpstreamRequest } from "../transport/transport.js";
 import { withinMediaLimit, withinWindow } from "../window/check.js";
-import type { PromptSize } from "../window/prompt-size.js";
 import type { Measurements } from "./prepare-call.js";
 import { writeLog } from "./write-log.js";
 

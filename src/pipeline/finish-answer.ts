@@ -1,6 +1,7 @@
 import type { Deps } from "../deps.js";
 import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import type { JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
@@ -10,7 +11,6 @@ import { schemaRefusal } from "../schema/schema-refusal.js";
 import type { MeasuredEndpoint, ResponseFacts, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import type { RemovedCitation } from "../window/citations.js";
-import type { PromptSize } from "../window/prompt-size.js";
 import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";
 import type { CallRecorder } from "./call-recorder.js";
 import type { PreparedCall } from "./prepare-call.js";

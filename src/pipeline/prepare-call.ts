@@ -1,4 +1,5 @@
 import { GatewayError } from "../errors/gateway-error.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import { maxNestingDepth, parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { JsonObject } from "../json/json-object.js";
@@ -11,7 +12,7 @@ import { prepareSchema } from "../schema/compile-validator.js";
 import { admissibleSize, admitResponseSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { enforceWindow } from "../window/check.js";
-import { type CachedPrefix, countCall, measure, type PromptSize } from "../window/prompt-size.js";
+import { type CachedPrefix, countCall, measure } from "../window/prompt-size.js";
 
 /** The prompt_size of each check, filled in as the checks run, so a rejected call still has them. */
 export interface Measurements {

@@ -1,10 +1,10 @@
 import type { Deps } from "../deps.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import { embeddedJsonObjects } from "../json/embedded-json.js";
 import type { JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { type LogicalCall, textString } from "../logical-call.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
-import type { PromptSize } from "../window/prompt-size.js";
 import { principalOfCall } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { type AnsweredTurn, keepTurn } from "./session-turn.js";

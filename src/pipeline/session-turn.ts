@@ -1,12 +1,12 @@
 import type { Deps } from "../deps.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import type { AbortNotice } from "../http/abort-notice.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { JsonObject } from "../json/json-object.js";
 import { deadlineSecondsOf, type PolicyVersion, sessionLimitsOf } from "../policy/policy.js";
 import type { ResponseHistoryRecord, SessionRecord } from "../store/store.js";
 import type { SessionRoute } from "../surfaces/surface.js";
-import type { PromptSize } from "../window/prompt-size.js";
 import { presentedCredentials } from "./authorize-call.js";
 import type { CallRecorder } from "./call-recorder.js";
 import { principalOf } from "./principal.js";

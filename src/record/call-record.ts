@@ -1,8 +1,8 @@
 import type { UpstreamErrorRecord } from "../errors/gateway-error.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import type { UpstreamTimeoutStage } from "../errors/upstream-timed-out.js";
 import type { Validation } from "../schema/diagnostics.js";
 import type { RemovedCitation } from "../window/citations.js";
-import type { PromptSize } from "../window/prompt-size.js";
 import type { InternalErrorNote } from "./internal-error-line.js";
 
 /**

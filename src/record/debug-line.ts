@@ -1,4 +1,4 @@
-import type { PromptSize } from "../window/prompt-size.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 
 /**
  * A step of one call, logged at `debug` (`PROMPTGATE_LOG=debug`) for a person finding out why a call

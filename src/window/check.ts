@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors/gateway-error.js";
+import type { PromptSize } from "../errors/prompt-size.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import type { PromptSize } from "./prompt-size.js";
 
 /** Whether a measured call stays inside the window: `conservative_total_chars <= limit_chars`. */
 export function withinWindow(size: PromptSize): boolean {

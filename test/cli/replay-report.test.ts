@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import type { PromptSize } from "../../src/errors/prompt-size.js";
 import type { ComparisonReport, ReplayReport } from "../../src/runtime/node/cli/replay.js";
 import { replayCommand } from "../../src/runtime/node/cli/replay-command.js";
 import {
@@ -7,7 +8,6 @@ import {
   type MeasuredRequest,
   type ReplayAggregate,
 } from "../../src/runtime/node/cli/replay-report.js";
-import type { PromptSize } from "../../src/window/prompt-size.js";
 import { capture } from "../support/captured-io.js";
 
 /** A policy's window, as a measurement states it. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PromptSize } from "../../src/window/prompt-size.js";
+import type { PromptSize } from "../../src/errors/prompt-size.js";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
 import { investigationAnswers } from "../support/investigation-answers.js";
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
+import type { PromptSize } from "../../src/errors/prompt-size.js";
 import { enforceWindow, withinWindow } from "../../src/window/check.js";
-import { type MeasureContext, measure, noCachedPrefix, type PromptSize } from "../../src/window/prompt-size.js";
+import { type MeasureContext, measure, noCachedPrefix } from "../../src/window/prompt-size.js";
 import { gatewayErrorOf } from "../surfaces/gateway-error-of.js";
 import { boundedPolicy, boundedRef, logicalCall, policyVersion } from "./fixtures.js";
 

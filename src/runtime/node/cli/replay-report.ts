@@ -1,5 +1,5 @@
+import type { PromptSize } from "../../../errors/prompt-size.js";
 import { withinWindow } from "../../../window/check.js";
-import type { PromptSize } from "../../../window/prompt-size.js";
 import type { RequestReport } from "./replay-request.js";
 
 /** What the aggregate reads of one replayed request. */

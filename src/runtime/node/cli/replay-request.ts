@@ -1,5 +1,6 @@
 import type { Config } from "../../../config.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
+import type { PromptSize } from "../../../errors/prompt-size.js";
 import { type Measurements, parseCall, prepareCall } from "../../../pipeline/prepare-call.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { ModelTable } from "../../../routing/model-table.js";
@@ -7,7 +8,7 @@ import { routeCall } from "../../../routing/route-call.js";
 import { admitListedSchema } from "../../../schema/schema-admission.js";
 import type { MeasuredEndpoint, Surface } from "../../../surfaces/surface.js";
 import { surfaces } from "../../../surfaces/surfaces.js";
-import { type CachedPrefix, noCachedPrefix, type PromptSize } from "../../../window/prompt-size.js";
+import { type CachedPrefix, noCachedPrefix } from "../../../window/prompt-size.js";
 import type { StoredProblem, StoredRequest } from "./stored-requests.js";
 
 /** What replaying one stored request found: its sizes under both checks and whether the gateway would send it. */
