@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
+import type { WindowEntry } from "../window/kept-quota.js";
 import { KeptTexts, keptText } from "./kept-texts.js";
 import { randomSecret } from "./random-secret.js";
 import type {
@@ -13,7 +14,6 @@ import type {
   SessionRecord,
   SourceIndexRecord,
   Store,
-  WindowEntry,
 } from "./store.js";
 
 /** Bounds of the in-memory store; the oldest entries go first once a bound is passed. */

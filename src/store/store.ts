@@ -1,5 +1,6 @@
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallDecision, CallRecord } from "../record/call-record.js";
+import type { WindowEntry } from "../window/kept-quota.js";
 
 /** What the gateway remembers of a Gemini cached content it created: its size, never its text. */
 export interface CachedPrefixRecord {
@@ -120,13 +121,6 @@ export interface SourceIndexRecord {
   sources: string[];
   createdAt: number;
   expiresAt: number;
-}
-
-/** One kept result or source index, by its principal and id. */
-export interface WindowEntry {
-  kind: "evidence" | "source_index";
-  principal: string;
-  id: string;
 }
 
 /** A case's state under one policy name: the version frozen for it and how many invalid answers it has had. */

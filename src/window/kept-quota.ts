@@ -1,5 +1,4 @@
 import { GatewayError } from "../errors/gateway-error.js";
-import type { Store, WindowEntry } from "../store/store.js";
 
 /** What one principal may keep at once: entries, and their code points in all (a source index's as a JSON array). */
 export const keptLimits = {
@@ -16,6 +15,20 @@ export const passThroughLimits = { count: 10_000, chars: 100_000_000 } as const;
 /** How long kept results and source indexes can be read: a case resumed within a week finds them. */
 export const keptForMs = 7 * 24 * 60 * 60 * 1000;
 
+/** One kept result or source index, by its principal and id. */
+export interface WindowEntry {
+  kind: "evidence" | "source_index";
+  principal: string;
+  id: string;
+}
+
+/** What the quotas read of the store: what a principal, and all principals, keep now, but for the entry being put. */
+export interface KeptUsage {
+  evidenceUsage(principal: string, now: number, except: string): Promise<{ count: number; chars: number }>;
+  sourceIndexUsage(principal: string, now: number, except: string): Promise<{ count: number; chars: number }>;
+  windowUsage(now: number, except: WindowEntry): Promise<{ count: number; chars: number }>;
+}
+
 /** The quotas of kept results and source indexes, checked and applied one put at a time. */
 export interface KeptQuota {
   /** Runs `put` once the entry, of `chars` code points, fits its principal's quota and, in pass-through, the shared one. */
@@ -27,7 +40,7 @@ export interface KeptQuota {
  * that the count is exact within one process; processes sharing a store each check against what it holds, so puts
  * running at once on several may pass a quota by as many as run at once.
  */
-export function keptQuota(store: Store, passThrough: boolean): KeptQuota {
+export function keptQuota(store: KeptUsage, passThrough: boolean): KeptQuota {
   let previous: Promise<unknown> = Promise.resolve();
   return {
     keep(entry, chars, now, put) {
