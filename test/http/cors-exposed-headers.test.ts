@@ -13,6 +13,7 @@ const notResponseHeaders = new Map([
   ["x-promptgate-sources", "a request header"],
   ["x-promptgate-root", "the synthetic base URI of a projected schema"],
   ["x-promptgate-walk", "a property name of the simulated provider's fake documents"],
+  ["x-promptgate-simulated-schema", "a request header to the simulated provider"],
 ]);
 
 function sourceFiles(): string[] {
