@@ -1,14 +1,30 @@
 import { configDefaults, defineConfig } from "vitest/config";
+import { testFilesByTier } from "./test/support/tiers.js";
+
+// The Node suite in four projects (test/support/tiers.ts says which file is in which): `vitest run` runs them all
+// (npm run test:node), `--project unit` the two-minute loop (npm run test:quick). test/workers runs inside workerd
+// (vitest.workers.config.ts), test/smoke against wrangler dev (vitest.smoke.config.ts).
+const tiers = testFilesByTier();
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // test/workers runs inside workerd (vitest.workers.config.ts), test/smoke against wrangler dev
-    // (vitest.smoke.config.ts).
     exclude: [...configDefaults.exclude, "test/workers/**", "test/smoke/**"],
     setupFiles: ["test/support/validate-with-ajv.ts"],
-    // A throwaway PostgreSQL cluster for the PostgreSQL store's tests (or PROMPTGATE_TEST_POSTGRES).
-    globalSetup: ["test/support/postgres-setup.ts"],
     testTimeout: 20_000,
+    projects: [
+      // A unit test that takes more than a few seconds belongs to another tier.
+      { extends: true, test: { name: "unit", include: tiers.unit, testTimeout: 5_000 } },
+      { extends: true, test: { name: "e2e", include: tiers.e2e } },
+      { extends: true, test: { name: "property", include: tiers.property, testTimeout: 300_000 } },
+      {
+        extends: true,
+        test: {
+          name: "system",
+          include: tiers.system,
+          // A throwaway PostgreSQL cluster for the tests of the PostgreSQL store (or PROMPTGATE_TEST_POSTGRES).
+          globalSetup: ["test/support/postgres-setup.ts"],
+        },
+      },
+    ],
   },
 });
