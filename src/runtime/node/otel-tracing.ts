@@ -3,7 +3,8 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { type CallTracing, spanOf } from "../../record/call-tracing.js";
+import type { CallTracing } from "../../record/call-tracing.js";
+import { spanOf } from "./gen-ai-span.js";
 
 /** A call's tracing, and the flush a shutdown waits for. */
 export type NodeTracing = CallTracing & { shutdown(): Promise<void> };

@@ -2,8 +2,8 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import type { PromptSize } from "../../errors/prompt-size.js";
 import { type CallMetrics, policyLabel, refusingCheck, validationOutcome } from "../../record/call-metrics.js";
 import type { CallRecord } from "../../record/call-record.js";
-import { operationOf } from "../../record/call-tracing.js";
 import type { ModelTable } from "../../routing/model-table.js";
+import { operationOf } from "./gen-ai-span.js";
 import { counterFamily, histogramFamily } from "./metric-families.js";
 
 /** Sizes in code points, from a short call to a whole case interpretation. */
