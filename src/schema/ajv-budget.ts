@@ -2,7 +2,7 @@ import type { KeywordCxt, KeywordDefinition } from "ajv";
 // Where Ajv defines its code template tag: its index re-exports it through a getter, which workerd's module shim
 // does not see.
 import { _ } from "ajv/dist/compile/codegen/code.js";
-import type { AjvInstance } from "./compile-schema.js";
+import type { AjvInstance } from "./ajv-instance.js";
 
 /** The keywords through which Ajv's code calls the code of another schema, and so can repeat itself. */
 const referenceKeywords = ["$ref", "$dynamicRef", "$recursiveRef"];

@@ -3,6 +3,7 @@ import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { budgetedReferences } from "./ajv-budget.js";
+import type { AjvInstance } from "./ajv-instance.js";
 import { ajvValidate } from "./ajv-validate.js";
 import { type CompiledValidator, guardedCompile, type SchemaCompiling } from "./compiled-validator.js";
 import { type PreparedSchema, preparedSchema, type SchemaDialect } from "./prepare-schema.js";
@@ -11,9 +12,6 @@ import type { SchemaRefusal } from "./schema-refusals.js";
 
 // Ajv's code generation: Node and the build scripts only. Workers cannot generate code during a request and do not
 // bundle this module (see interpret-schema.ts for what they validate client schemas with).
-
-/** An Ajv instance of one of the three dialect classes. */
-export type AjvInstance = Ajv | Ajv2019 | Ajv2020;
 
 /** Gives the Ajv instance a schema of a dialect is compiled in, with or without Ajv's discriminator option. */
 export type AjvFor = (dialect: SchemaDialect, discriminator: boolean) => AjvInstance;

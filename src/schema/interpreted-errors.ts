@@ -4,6 +4,7 @@ import type { InterpretedSchema } from "./interpreted-copy.js";
 import { type InterpretedLocation, instancePointer, interpretedLocation } from "./interpreted-location.js";
 import { ajvSeesDuplicates, dependentMissing, missing, withinAjvPrecision } from "./interpreted-params.js";
 import { evaluatedPrunes, passing, unionPrunes } from "./interpreted-prunes.js";
+import type { Unit } from "./interpreted-unit.js";
 import { pointerTokens } from "./json-pointer.js";
 import { isSchemaNode, type SchemaNode, valueAt } from "./schema-nodes.js";
 import type { ValidatorError } from "./validator-error.js";
@@ -45,13 +46,6 @@ const limits = new Set([
   "minProperties",
   "maxProperties",
 ]);
-
-/** One error of the interpretive validator, with its place in the answer and in the schema. */
-export interface Unit {
-  readonly unit: OutputUnit;
-  readonly instancePath: string;
-  readonly location: InterpretedLocation;
-}
 
 /**
  * The interpretive validator's errors for `answer` as Ajv reports them. `discriminators` says whether Ajv compiled the

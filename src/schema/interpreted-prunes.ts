@@ -1,6 +1,6 @@
 import type { OutputUnit } from "@cfworker/json-schema";
 import { ajvDiscriminatorMapping, type RefResolver } from "./ajv-discriminator.js";
-import type { Unit } from "./interpreted-errors.js";
+import type { Unit } from "./interpreted-unit.js";
 import { pointerTokens } from "./json-pointer.js";
 import { isSchemaNode, type SchemaNode, valueAt } from "./schema-nodes.js";
 import type { ValidatorError } from "./validator-error.js";

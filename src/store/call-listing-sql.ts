@@ -1,4 +1,4 @@
-import type { SqlStatement, SqlValue } from "./sql-store.js";
+import type { SqlStatement, SqlValue } from "./sql-statement.js";
 import type { CallQuery } from "./store.js";
 
 /**

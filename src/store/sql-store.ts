@@ -2,14 +2,9 @@ import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
 import { randomSecret } from "./random-secret.js";
+import type { SqlStatement, SqlValue } from "./sql-statement.js";
 import type { JobRecord, JobState, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
 import { rowOfStored, storedStatement } from "./stored-text.js";
-
-/** A value bound to a SQL parameter. */
-export type SqlValue = string | number | null;
-
-/** A statement with its parameters. */
-export type SqlStatement = readonly [sql: string, params: readonly SqlValue[]];
 
 /**
  * The little a SQLite-family database must offer for the store: better-sqlite3 on Node, D1 on

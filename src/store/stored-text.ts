@@ -1,4 +1,4 @@
-import type { SqlStatement, SqlValue } from "./sql-store.js";
+import type { SqlStatement, SqlValue } from "./sql-statement.js";
 
 /**
  * What starts a text kept escaped: U+FFFF, a noncharacter, "permanently reserved for internal use", which every SQL

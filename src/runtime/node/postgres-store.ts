@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import type { CallRecord } from "../../record/call-record.js";
-import { type SqlDialect, type SqlExecutor, type SqlStatement, sqlStore } from "../../store/sql-store.js";
+import type { SqlStatement } from "../../store/sql-statement.js";
+import { type SqlDialect, type SqlExecutor, sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
 import { storedStatement } from "../../store/stored-text.js";
 import { atTurnEnd } from "./turn-end.js";

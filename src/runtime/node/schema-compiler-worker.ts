@@ -3,7 +3,8 @@
 // cache, so that the serving thread only deserializes it.
 import { parentPort, workerData } from "node:worker_threads";
 import standaloneCode from "ajv/dist/standalone/index.js";
-import { type AjvInstance, compileResponseSchema, createAjv, removeSchema } from "../../schema/compile-schema.js";
+import type { AjvInstance } from "../../schema/ajv-instance.js";
+import { compileResponseSchema, createAjv, removeSchema } from "../../schema/compile-schema.js";
 import type { SchemaDialect } from "../../schema/compiled-validator.js";
 import type { CompileJob, CompileResult } from "./schema-compiler.js";
 import { instantiateValidator, wrappedSource } from "./standalone-validator.js";

@@ -1,7 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { type SqlStatement, sqlStore } from "../../store/sql-store.js";
+import type { SqlStatement } from "../../store/sql-statement.js";
+import { sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
 import { atTurnEnd } from "./turn-end.js";
 

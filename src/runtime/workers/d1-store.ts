@@ -1,4 +1,5 @@
-import { type SqlStatement, sqlStore } from "../../store/sql-store.js";
+import type { SqlStatement } from "../../store/sql-statement.js";
+import { sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
 
 /** One migration of `migrations/`, split into its statements (see scripts/build-worker-assets.ts). */

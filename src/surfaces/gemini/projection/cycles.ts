@@ -1,7 +1,7 @@
 import { escapePointerToken } from "../../../schema/json-pointer.js";
-import type { Reference, WrittenDefinitions } from "./definitions.js";
 import type { Omissions } from "./omissions.js";
 import type { SchemaNode } from "./render.js";
+import type { Reference, WrittenDefinitions } from "./written-definitions.js";
 
 /**
  * Cycles among written definitions. Gemini's `responseJsonSchema` unrolls a cyclic reference a

@@ -3,7 +3,8 @@ import { breakRequiredCycles, definitionsOnCycles } from "./cycles.js";
 import { buildDocument, SizeIndex } from "./in-place.js";
 import type { Omissions } from "./omissions.js";
 import type { SchemaNode } from "./render.js";
-import type { RefTag } from "./shape.js";
+import type { RefTag } from "./shape-types.js";
+import type { Reference, WrittenDefinitions } from "./written-definitions.js";
 
 /**
  * The definitions of a `responseJsonSchema` projection. The writer refers to each definition
@@ -13,31 +14,6 @@ import type { RefTag } from "./shape.js";
  * which cannot be written in place. Gemini unrolls a cycle only through a property the answer
  * may leave out, so a cycle that passes none is relaxed first (cycles.ts).
  */
-
-/** One `$ref` the writer wrote: its node, what it points at and which body it stands in. */
-export interface Reference {
-  node: SchemaNode;
-  /** A definition's name, or the document's `root`. */
-  target: string;
-  container: string;
-  /** The one-branch `anyOf` that carries the referring node's own description, if any. */
-  wrapper?: SchemaNode;
-  /** Set when the reference was replaced by an open node. */
-  cut?: boolean;
-}
-
-/** What the writer wrote: the bodies by name (the document's under `root`), and its references. */
-export interface WrittenDefinitions {
-  readonly root: string;
-  /** Definition names in the order they were first met, which `$defs` keeps. */
-  readonly names: readonly string[];
-  readonly bodies: ReadonlyMap<string, SchemaNode>;
-  readonly references: ReadonlyMap<SchemaNode, Reference>;
-  readonly wrappers: ReadonlyMap<SchemaNode, Reference>;
-  /** The pointer each definition was read from, and where each object node was, for the omitted list. */
-  keyOf(name: string): string;
-  originOf(node: SchemaNode): string | undefined;
-}
 
 /** The document root as a container and target of references: `#`, which no definition name can be. */
 const root = "#";

@@ -1,5 +1,5 @@
 import { canonicalJson } from "../../../json/canonical-json.js";
-import type { Projected, Shape } from "./shape.js";
+import type { Projected, Shape } from "./shape-types.js";
 import { typeAccepts } from "./values.js";
 
 /**

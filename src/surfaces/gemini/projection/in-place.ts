@@ -1,5 +1,5 @@
-import type { Reference, WrittenDefinitions } from "./definitions.js";
 import type { SchemaNode } from "./render.js";
+import type { Reference, WrittenDefinitions } from "./written-definitions.js";
 
 /** Which written definitions go in place of their references, and the document that makes. */
 

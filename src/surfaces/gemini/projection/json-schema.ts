@@ -2,7 +2,8 @@ import { canonicalJson } from "../../../json/canonical-json.js";
 import { Definitions } from "./definitions.js";
 import type { Omissions } from "./omissions.js";
 import { isScalar, objectPart, type SchemaNode } from "./render.js";
-import { acceptsType, type Projected, type RefTag, type Shape } from "./shape.js";
+import { acceptsType } from "./shape.js";
+import type { Projected, RefTag, Shape } from "./shape-types.js";
 import type { JsonType } from "./values.js";
 
 /**

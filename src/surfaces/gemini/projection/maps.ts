@@ -1,6 +1,6 @@
 import { escapePointerToken } from "../../../schema/json-pointer.js";
 import { isSchemaObject } from "../../../schema/schema-refs.js";
-import type { Projected } from "./shape.js";
+import type { Projected } from "./shape-types.js";
 
 /** What reading an object's map part needs from the walk. */
 export interface MapHooks {

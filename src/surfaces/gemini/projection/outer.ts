@@ -1,5 +1,5 @@
 import type { Omissions } from "./omissions.js";
-import type { Projected, Shape } from "./shape.js";
+import type { Projected, Shape } from "./shape-types.js";
 
 /**
  * The v21 "outer" contract: the top level keeps its properties, `required`, `items` and enum;

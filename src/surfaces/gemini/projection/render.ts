@@ -1,5 +1,5 @@
 import type { Omissions } from "./omissions.js";
-import type { Projected, Shape } from "./shape.js";
+import type { Projected, Shape } from "./shape-types.js";
 import type { JsonType } from "./values.js";
 
 /**

@@ -3,16 +3,8 @@ import { escapePointerToken } from "../../../schema/json-pointer.js";
 import { innerBase, isSchemaObject, type RefIndex } from "../../../schema/schema-refs.js";
 import { mapValues } from "./maps.js";
 import type { Omissions } from "./omissions.js";
-import {
-  alternativesOf,
-  commonShapeOf,
-  intersect,
-  normalize,
-  type Projected,
-  type RefTag,
-  type Shape,
-  unite,
-} from "./shape.js";
+import { alternativesOf, commonShapeOf, intersect, normalize, unite } from "./shape.js";
+import type { Projected, RefTag, Shape } from "./shape-types.js";
 import { isStringList, parseTypes } from "./values.js";
 import { weightOf } from "./weight.js";
 

@@ -1,4 +1,4 @@
-import type { Projected, Shape } from "./shape.js";
+import type { Projected, Shape } from "./shape-types.js";
 
 /**
  * A rough size of a projected shape in nodes: enough to tell whether writing the keywords beside
