@@ -9,30 +9,39 @@ import { policies as bundledPolicies, modelTable } from "../../src/runtime/worke
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
-import { surfaceNames } from "../../src/surfaces/surfaces.js";
+import { surfaceNames, surfaces } from "../../src/surfaces/surfaces.js";
 import { type FetchFunction, fetchTransport } from "../../src/transport/fetch-transport.js";
 
 /**
  * The gateway's app without a socket (driven through `app.request()`), on the bundled policies and model table, the memory store and
  * the simulated providers (or the providers `upstream` plays), with the records it keeps; runs on Node and in workerd
- * alike.
+ * alike. With `keepRecords`, each record is also appended to the store before the answer leaves, as the Node runtime
+ * does, so the admin routes list it.
  */
 export async function appUnderTest(
   environment: Record<string, string> = {},
   store: Store = memoryStore(),
   upstream: FetchFunction = createSimulatedProvider().fetch,
+  { keepRecords = false }: { keepRecords?: boolean } = {},
 ) {
   const records: CallRecord[] = [];
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies: await identifyPolicies(bundledPolicies),
     models: modelTableOf(modelTable, surfaceNames),
+    surfaces,
     transport: fetchTransport(upstream),
     schemas: new Map(),
     store,
-    recordCall: async (record) => void records.push(record),
+    recordCall: async (record) => {
+      records.push(record);
+      if (keepRecords) await store.appendCall(record);
+    },
     newRef,
     now: () => new Date(),
   };
   return { app: createApp(deps), records };
 }
+
+/** The app `appUnderTest` gives. */
+export type GatewayApp = Awaited<ReturnType<typeof appUnderTest>>["app"];
