@@ -1,25 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { memoryStore } from "../../src/store/memory-store.js";
+import { appUnderTest, type GatewayApp } from "../support/app-under-test.js";
+import { inProcessUpstream } from "../support/in-process-upstream.js";
 
 const adminKey = "admin-key-for-tests";
 const marker = "PROMPT-MARKER-7f3a";
-let harness: GatewayUnderTest;
+let app: GatewayApp;
+
+/** The app over an in-process upstream, keeping its records in its store as the runtimes do. */
+async function gatewayApp(environment: Record<string, string> = {}): Promise<GatewayApp> {
+  const upstream = inProcessUpstream();
+  return (
+    await appUnderTest({ ...upstream.environment, ...environment }, memoryStore(), upstream.fetch, {
+      keepRecords: true,
+    })
+  ).app;
+}
 
 beforeAll(async () => {
-  harness = await startGatewayUnderTest({ PROMPTGATE_ADMIN_KEY: adminKey });
+  app = await gatewayApp({ PROMPTGATE_ADMIN_KEY: adminKey });
 });
-afterAll(() => harness.close());
 
-function chat(content: string, caseId: string): Promise<Response> {
-  return fetch(`${harness.gateway.url}/policies/investigation.bounded/openai/v1/chat/completions`, {
+async function chat(content: string, caseId: string): Promise<Response> {
+  return app.request("/policies/investigation.bounded/openai/v1/chat/completions", {
     method: "POST",
     headers: { "content-type": "application/json", "x-promptgate-case": caseId, "x-promptgate-call": "bootstrap" },
     body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
   });
 }
 
-function admin(path: string, key = adminKey): Promise<Response> {
-  return fetch(`${harness.gateway.url}/promptgate/admin${path}`, { headers: { authorization: `Bearer ${key}` } });
+async function admin(path: string, key = adminKey): Promise<Response> {
+  return app.request(`/promptgate/admin${path}`, { headers: { authorization: `Bearer ${key}` } });
 }
 
 /** Records are written without waiting; give the store a moment. */
@@ -81,12 +92,8 @@ describe("the call record behind the admin key", () => {
 
 describe("the admin routes without an admin key", () => {
   it("do not exist", async () => {
-    const plain = await startGatewayUnderTest();
-    try {
-      const response = await fetch(`${plain.gateway.url}/promptgate/admin/calls?case=x`);
-      expect(response.status).toBe(404);
-    } finally {
-      await plain.close();
-    }
+    const plain = await gatewayApp();
+    const response = await plain.request("/promptgate/admin/calls?case=x");
+    expect(response.status).toBe(404);
   });
 });

@@ -1,21 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CallRecord } from "../../src/record/call-record.js";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { memoryStore } from "../../src/store/memory-store.js";
+import { appUnderTest, type GatewayApp } from "../support/app-under-test.js";
+import { inProcessUpstream } from "../support/in-process-upstream.js";
 
 const adminKey = "admin-key-for-listing-tests";
-let harness: GatewayUnderTest;
+let app: GatewayApp;
 
 beforeAll(async () => {
-  harness = await startGatewayUnderTest({ PROMPTGATE_ADMIN_KEY: adminKey });
+  const upstream = inProcessUpstream();
+  ({ app } = await appUnderTest(
+    { ...upstream.environment, PROMPTGATE_ADMIN_KEY: adminKey },
+    memoryStore(),
+    upstream.fetch,
+    {
+      keepRecords: true,
+    },
+  ));
 });
-afterAll(() => harness.close());
 
 type Listing = { calls: CallRecord[]; next: string | null };
 type PlainError = { error: { code: string; message: string; promptgate: { ref: string } } };
 
-/** An OpenAI chat call under `policy`; its ref. On Node the answer leaves only once its record is committed. */
+/** An OpenAI chat call under `policy`; its ref. The answer leaves only once its record is kept. */
 async function chat(policy: string, content: string, caseId?: string): Promise<string> {
-  const response = await fetch(`${harness.gateway.url}/policies/${policy}/openai/v1/chat/completions`, {
+  const response = await app.request(`/policies/${policy}/openai/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(caseId === undefined ? {} : { "x-promptgate-case": caseId }) },
     body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content }] }),
@@ -25,7 +34,7 @@ async function chat(policy: string, content: string, caseId?: string): Promise<s
 }
 
 async function geminiCall(content: string): Promise<string> {
-  const response = await fetch(`${harness.gateway.url}/gemini/v1beta/models/gemini-test:generateContent`, {
+  const response = await app.request("/gemini/v1beta/models/gemini-test:generateContent", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: content }] }] }),
@@ -34,10 +43,8 @@ async function geminiCall(content: string): Promise<string> {
   return response.headers.get("x-promptgate-ref") ?? "";
 }
 
-function list(query: string, key = adminKey): Promise<Response> {
-  return fetch(`${harness.gateway.url}/promptgate/admin/calls${query}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
+async function list(query: string, key = adminKey): Promise<Response> {
+  return app.request(`/promptgate/admin/calls${query}`, { headers: { authorization: `Bearer ${key}` } });
 }
 
 async function listed(query: string): Promise<Listing> {
@@ -115,7 +122,7 @@ describe("filters", () => {
   });
 
   it("filters by a policy version pinned with 12 to 64 hex digits", async () => {
-    const policies = (await (await fetch(`${harness.gateway.url}/promptgate/policies`)).json()) as {
+    const policies = (await (await app.request("/promptgate/policies")).json()) as {
       policies: Array<{ name: string; sha256: string; current: boolean }>;
     };
     const version = policies.policies.find((policy) => policy.name === "default" && policy.current);
