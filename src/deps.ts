@@ -7,6 +7,7 @@ import type { CallTracing } from "./record/call-tracing.js";
 import type { LogEntry } from "./record/log-entry.js";
 import type { ModelTable } from "./routing/model-table.js";
 import type { Store } from "./store/store.js";
+import type { Surface } from "./surfaces/surface.js";
 import type { Transport } from "./transport/transport.js";
 
 /** What a runtime provides to the app. */
@@ -23,6 +24,8 @@ export interface Deps {
   transport: Transport;
   /** Where each model name goes: provider, provider's model id, reasoning levels, fallback (`models.toml`). */
   models: ModelTable;
+  /** Every provider surface the gateway serves (src/surfaces/surfaces.ts): a call's own, and those the model table routes to. */
+  surfaces: readonly Surface[];
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;
   /** Durable state: policy versions, case freezes, prefix sizes, call records. */

@@ -12,7 +12,6 @@ import { type CallRoute, routeCall } from "../routing/route-call.js";
 import { translatedResponse } from "../routing/translated-response.js";
 import { admitListedSchema } from "../schema/schema-admission.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
-import { surfaces } from "../surfaces/surfaces.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import { isFailure } from "./answer-failure.js";
 import { createJob, type RunAgain } from "./answer-jobs.js";
@@ -226,7 +225,13 @@ async function prepareAttempt(
   const { record } = recorder;
   try {
     const route = routeCall(
-      { config: deps.config, models: deps.models, surfaces, policy: policy.policy, now: deps.now().getTime() },
+      {
+        config: deps.config,
+        models: deps.models,
+        surfaces: deps.surfaces,
+        policy: policy.policy,
+        now: deps.now().getTime(),
+      },
       input.surface,
       endpoint,
       input.path,

@@ -17,7 +17,7 @@ import { createSimulatedProvider } from "../../src/simulated/simulated-provider.
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
 import { sweepCutoffs } from "../../src/store/sweep-cutoffs.js";
-import { surfaceNames } from "../../src/surfaces/surfaces.js";
+import { surfaceNames, surfaces } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
 import { freshDatabase, postgresUrl, testPostgresStore } from "./postgres.js";
 
@@ -130,6 +130,7 @@ export async function gatewayOn(
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies,
     models: modelTableOf(undefined, surfaceNames),
+    surfaces,
     transport,
     schemas: new Map(),
     store,

@@ -23,7 +23,7 @@ import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { sweepCutoffs } from "../../store/sweep-cutoffs.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
-import { surfaceNames } from "../../surfaces/surfaces.js";
+import { surfaceNames, surfaces } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger, nodeLogger } from "./call-logger.js";
 import { clientEnv } from "./client-env.js";
@@ -158,6 +158,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     policies: held,
     reloadPolicies,
     models,
+    surfaces,
     transport,
     schemas,
     store,

@@ -7,7 +7,7 @@ import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
-import { surfaceNames } from "../../surfaces/surfaces.js";
+import { surfaceNames, surfaces } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
 import { consoleCallLog } from "./console-call-log.js";
@@ -68,6 +68,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     config,
     policies,
     models: modelTableOf(modelTable, surfaceNames),
+    surfaces,
     transport,
     schemas: bundledNamedSchemas(),
     store,
