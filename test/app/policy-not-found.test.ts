@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { appUnderTest, type GatewayApp } from "../support/app-under-test.js";
 
-let harness: GatewayUnderTest;
+let app: GatewayApp;
 beforeAll(async () => {
-  harness = await startGatewayUnderTest();
+  ({ app } = await appUnderTest());
 });
-afterAll(() => harness.close());
 
 const known =
   "No known policy version matches the requested policy reference. Known policies: case.interpretation, default, investigation.bounded, investigation.bounded.v1.";
 
-describe("POLICY_NOT_FOUND over HTTP", () => {
+describe("POLICY_NOT_FOUND in the answer", () => {
   it("lists the known policy names in the surface's native error, without the requested reference", async () => {
-    const response = await fetch(`${harness.gateway.url}/policies/no-such-policy-zz9/openai/v1/chat/completions`, {
+    const response = await app.request(`/policies/no-such-policy-zz9/openai/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: "Bearer sk-client" },
       body: JSON.stringify({ model: "gpt-4.1-mini", messages: [{ role: "user", content: "hi" }] }),
@@ -26,7 +25,7 @@ describe("POLICY_NOT_FOUND over HTTP", () => {
   });
 
   it("lists them for an unknown pinned version too, on every surface", async () => {
-    const response = await fetch(`${harness.gateway.url}/policies/default@0123456789ab/anthropic/v1/messages`, {
+    const response = await app.request(`/policies/default@0123456789ab/anthropic/v1/messages`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": "sk-client" },
       body: JSON.stringify({ model: "claude-sonnet-4-5", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
