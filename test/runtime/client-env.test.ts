@@ -6,8 +6,6 @@ import type { AbortNotice } from "../../src/http/abort-notice.js";
 import { clientNoticeKey } from "../../src/http/abort-notice.js";
 import { bodyReaderKey } from "../../src/http/read-body.js";
 import { clientEnv } from "../../src/runtime/node/client-env.js";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
-import { nativeAnswers } from "../support/native-answers.js";
 
 /** Sends `body` with node:http (no fetch, which makes signals of its own) and resolves with the answer's status and text. */
 function post(
@@ -195,42 +193,5 @@ describe("the body reader of a Node request", () => {
     sent.destroy();
     await expect(reads[0]).rejects.toMatchObject({ name: "AbortError" });
     expect(notices[0]?.aborted).toBe(true);
-  });
-});
-
-describe("a call through the Node gateway", () => {
-  let harness: GatewayUnderTest;
-  const completion = JSON.stringify(nativeAnswers.chat("fine"));
-
-  beforeAll(async () => {
-    harness = await startGatewayUnderTest();
-    harness.upstream.answerWith((_request, response) => {
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(completion);
-    });
-  });
-  afterAll(() => harness.close());
-
-  it("makes no AbortController: the client's and the deadline's notices are plain objects", async () => {
-    const Original = globalThis.AbortController;
-    let made = 0;
-    globalThis.AbortController = class Counted extends Original {
-      constructor() {
-        super();
-        made += 1;
-      }
-    };
-    try {
-      const body = JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hello" }] });
-      for (let i = 0; i < 3; i++) {
-        const { status, text } = await post(`${harness.gateway.url}/openai/v1/chat/completions`, body, {
-          authorization: "Bearer sk-client",
-        });
-        expect(status, text).toBe(200);
-      }
-    } finally {
-      globalThis.AbortController = Original;
-    }
-    expect(made).toBe(0);
   });
 });

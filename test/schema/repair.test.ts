@@ -203,14 +203,4 @@ describe("applyRepair: purity", () => {
     expect(() => applyRepair(answer, [unwrapQueryChoices])).not.toThrow();
     expect(answer).toEqual(before);
   });
-
-  it("copies only the objects on the repaired path and shares the rest", () => {
-    const answer = deepFreeze(wrappedQuery());
-    const repaired = applyRepair(answer, [unwrapQueryChoices])?.repaired as ReturnType<typeof wrappedQuery>;
-    expect(repaired).not.toBe(answer);
-    expect(repaired.next).not.toBe(answer.next);
-    expect(repaired.assessment).toBe(answer.assessment);
-    expect(repaired.update).toBe(answer.update);
-    expect(repaired.next.arguments).toBe((answer.next.arguments as { choices: unknown[] }).choices[0]);
-  });
 });
