@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { groupCommit, schemaVersion, sqliteStore } from "../../src/runtime/node/sqlite-store.js";
 import { callRecord, policyVersion, sha } from "./store-contract.js";
 
@@ -26,10 +26,6 @@ function readPragma(path: string, pragma: string): unknown {
     database.close();
   }
 }
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
 
 afterAll(() => {
   rmSync(directory, { recursive: true, force: true });
@@ -79,14 +75,20 @@ describe("sqliteStore", () => {
     expect(readPragma(path, "journal_mode")).toBe("wal");
   });
 
-  it("takes the WAL mode of a file already in WAL instead of switching it again", async () => {
+  it("opens a file another store holds open in WAL, each seeing the other's writes, and leaves it in WAL", async () => {
     const path = freshPath();
     const first = sqliteStore(path);
-    const pragma = vi.spyOn(Database.prototype, "pragma");
     const second = sqliteStore(path);
-    const sources = pragma.mock.calls.map(([source]) => source.replace(/\s+/g, "").toLowerCase());
-    expect(sources).toContain("journal_mode");
-    expect(sources.filter((source) => source.startsWith("journal_mode="))).toEqual([]);
+    await first.appendCall(callRecord("ref_first", "case-1"));
+    await second.appendCall(callRecord("ref_second", "case-1"));
+    expect((await first.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual([
+      "ref_first",
+      "ref_second",
+    ]);
+    expect((await second.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual([
+      "ref_first",
+      "ref_second",
+    ]);
     await second.close();
     await first.close();
     expect(readPragma(path, "journal_mode")).toBe("wal");
@@ -98,20 +100,20 @@ describe("sqliteStore", () => {
     expect(readPragma(path, "user_version")).toBe(schemaVersion);
   });
 
-  it("does not run the migration again when the stored schema version matches", async () => {
+  it("reopens a database of its own schema version as it is: its data and tables the store does not know are kept", async () => {
     const path = freshPath();
-    await sqliteStore(path).close();
+    const first = sqliteStore(path);
+    await first.appendCall(callRecord("ref_1", "case-1"));
+    await first.close();
     const handMade = new Database(path);
     handMade.exec("CREATE TABLE kept_by_hand (id INTEGER PRIMARY KEY); INSERT INTO kept_by_hand (id) VALUES (7);");
     handMade.close();
 
-    const exec = vi.spyOn(Database.prototype, "exec");
-    const transaction = vi.spyOn(Database.prototype, "transaction");
-    const store = sqliteStore(path);
-    expect(exec).not.toHaveBeenCalled();
-    // The store prepares its freeze and group-commit transactions once; a migration would add a third.
-    expect(transaction).toHaveBeenCalledTimes(2);
-    await store.close();
+    for (let reopening = 0; reopening < 2; reopening++) {
+      const store = sqliteStore(path);
+      expect((await store.listCallsOfCase("case-1", 10)).map((record) => record.ref)).toEqual(["ref_1"]);
+      await store.close();
+    }
 
     expect(readPragma(path, "user_version")).toBe(schemaVersion);
     const reader = new Database(path, { readonly: true });
@@ -181,13 +183,19 @@ describe("sqliteStore", () => {
     await store.close();
   });
 
-  it("commits the writes of one turn together, each caller told once its commit is done", async () => {
+  it("keeps every one of many writes made at once, in order, each caller told only once another connection sees it", async () => {
     const path = freshPath();
     const store = sqliteStore(path);
-    const transaction = vi.spyOn(Database.prototype, "transaction");
+    const reader = new Database(path, { readonly: true });
+    const stored = reader.prepare("SELECT count(*) AS count FROM calls WHERE ref = ?");
     const refs = Array.from({ length: 200 }, (_, index) => `ref_${index}`);
-    await Promise.all(refs.map((ref) => store.appendCall(callRecord(ref, "case-1"))));
-    expect(transaction).not.toHaveBeenCalled();
+    const visibleWhenTold = await Promise.all(
+      refs.map((ref) =>
+        store.appendCall(callRecord(ref, "case-1")).then(() => (stored.get(ref) as { count: number }).count),
+      ),
+    );
+    reader.close();
+    expect(visibleWhenTold).toEqual(refs.map(() => 1));
     expect((await store.listCallsOfCase("case-1", 500)).map((record) => record.ref)).toEqual(refs);
     await store.close();
   });
