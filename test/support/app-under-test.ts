@@ -3,6 +3,7 @@ import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
+import type { WritablePolicyRegistry } from "../../src/policy/policy-registry.js";
 import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies, modelTable } from "../../src/runtime/workers/generated/assets.js";
@@ -16,26 +17,27 @@ import { type FetchFunction, fetchTransport } from "../../src/transport/fetch-tr
  * The gateway's app without a socket (driven through `app.request()`), on the bundled policies and model table, the memory store and
  * the simulated providers (or the providers `upstream` plays), with the records it keeps; runs on Node and in workerd
  * alike. With `keepRecords`, each record is also appended to the store before the answer leaves, as the Node runtime
- * does, so the admin routes list it.
+ * does, so the admin routes list it; `policies` and `schemas` take the place of the bundled policies and of no named
+ * schemas.
  */
 export async function appUnderTest(
   environment: Record<string, string> = {},
   store: Store = memoryStore(),
   upstream: FetchFunction = createSimulatedProvider().fetch,
-  { keepRecords = false }: { keepRecords?: boolean } = {},
+  options: { keepRecords?: boolean; policies?: WritablePolicyRegistry; schemas?: ReadonlyMap<string, unknown> } = {},
 ) {
   const records: CallRecord[] = [];
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
-    policies: await identifyPolicies(bundledPolicies),
+    policies: options.policies ?? (await identifyPolicies(bundledPolicies)),
     models: modelTableOf(modelTable, surfaceNames),
     surfaces,
     transport: fetchTransport(upstream),
-    schemas: new Map(),
+    schemas: options.schemas ?? new Map(),
     store,
     recordCall: async (record) => {
       records.push(record);
-      if (keepRecords) await store.appendCall(record);
+      if (options.keepRecords) await store.appendCall(record);
     },
     newRef,
     now: () => new Date(),

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
-import { copyPolicies } from "../support/temp-state.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadPolicies } from "../../src/policy/load-policies.js";
+import { memoryStore } from "../../src/store/memory-store.js";
+import { appUnderTest, type GatewayApp } from "../support/app-under-test.js";
+import { type InProcessUpstream, inProcessUpstream } from "../support/in-process-upstream.js";
 
 /** The 30 bytes of issue 12: a schema that is all of itself, and nothing else. */
 const selfReference = { allOf: [{ $ref: "#" }] };
@@ -40,12 +41,23 @@ const policies = {
   ].join("\n"),
 };
 
-/** A copy of schemas/ with one large named schema added. */
-function schemasWithLargeOne(): string {
-  const directory = mkdtempSync(join(tmpdir(), "promptgate-schemas-"));
-  cpSync("schemas", directory, { recursive: true });
-  writeFileSync(join(directory, "large_form.json"), JSON.stringify(schemaOfSize(5_000, "named")));
-  return directory;
+/** The shipped policies with `policies` added. */
+async function shippedPoliciesWithOurs() {
+  const shipped = readdirSync("policies")
+    .filter((name) => name.endsWith(".toml") && name !== "models.toml")
+    .map((name) => ({ path: name, text: readFileSync(join("policies", name), "utf8") }));
+  const ours = Object.entries(policies).map(([path, text]) => ({ path, text }));
+  const policySchema = JSON.parse(readFileSync("schemas/policy.schema.json", "utf8")) as object;
+  return loadPolicies([...shipped, ...ours], policySchema);
+}
+
+/** The shipped named schemas with one large named schema added. */
+function schemasWithLargeOne(): Map<string, unknown> {
+  const schemas = new Map<string, unknown>();
+  for (const name of readdirSync("schemas").filter((file) => file.startsWith("investigation_")))
+    schemas.set(name.slice(0, -".json".length), JSON.parse(readFileSync(join("schemas", name), "utf8")));
+  schemas.set("large_form", schemaOfSize(5_000, "named"));
+  return schemas;
 }
 
 interface SurfaceCall {
@@ -93,22 +105,23 @@ const surfaces: SurfaceCall[] = [
   },
 ];
 
-let harness: GatewayUnderTest;
+let app: GatewayApp;
+let upstream: InProcessUpstream;
 
 beforeAll(async () => {
-  harness = await startGatewayUnderTest({
-    PROMPTGATE_POLICIES: copyPolicies(policies),
-    PROMPTGATE_SCHEMAS: schemasWithLargeOne(),
-  });
+  upstream = inProcessUpstream();
+  ({ app } = await appUnderTest(upstream.environment, memoryStore(), upstream.fetch, {
+    policies: await shippedPoliciesWithOurs(),
+    schemas: schemasWithLargeOne(),
+  }));
 });
-afterAll(() => harness.close());
 beforeEach(() => {
-  harness.upstream.received.length = 0;
-  harness.upstream.answerWith(undefined);
+  upstream.received.length = 0;
+  upstream.answerWith(undefined);
 });
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${harness.gateway.url}${path}`, {
+  const response = await app.request(path, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -135,13 +148,13 @@ describe("a response schema whose $refs loop without moving into the answer", ()
     expect(response.status).toBe(400);
     expect(promptgateOf(body)).toMatchObject({ code: "INVALID_REQUEST", retryable: false });
     expect(JSON.stringify(body)).toMatch(/refers to itself/);
-    expect(harness.upstream.received).toEqual([]);
+    expect(upstream.received).toEqual([]);
   });
 
   it("is refused under a policy that does not validate answers, too", async () => {
     const { response } = await post(`/policies/unvalidated${surfaces[0]?.path}`, surfaces[0]?.body(selfReference));
     expect(response.status).toBe(400);
-    expect(harness.upstream.received).toEqual([]);
+    expect(upstream.received).toEqual([]);
   });
 
   it("is refused when the loop runs through definitions, escapes and anchors", async () => {
@@ -151,21 +164,17 @@ describe("a response schema whose $refs loop without moving into the answer", ()
     };
     const { response } = await post(surfaces[0]?.path ?? "", surfaces[0]?.body(schema));
     expect(response.status).toBe(400);
-    expect(harness.upstream.received).toEqual([]);
+    expect(upstream.received).toEqual([]);
   });
 
   it("is answered by the simulated provider's gateway with a 400 at once, not a hang", async () => {
-    const simulated = await startGatewayUnderTest({ PROMPTGATE_UPSTREAM_OPENAI: "simulated" });
-    try {
-      const response = await fetch(`${simulated.gateway.url}/openai/v1/chat/completions`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(surfaces[0]?.body(selfReference)),
-      });
-      expect(response.status).toBe(400);
-    } finally {
-      await simulated.close();
-    }
+    const { app: simulated } = await appUnderTest({ PROMPTGATE_UPSTREAM_OPENAI: "simulated" });
+    const response = await simulated.request("/openai/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(surfaces[0]?.body(selfReference)),
+    });
+    expect(response.status).toBe(400);
   });
 });
 
@@ -174,18 +183,15 @@ describe("a recursive schema that moves into the answer", () => {
 
   it("is sent, and an answer nested deeper than any stack is reported as invalid, not as a 500", async () => {
     const depth = 50_000;
-    harness.upstream.answerWith((_request, response) => {
+    upstream.answerWith(() => {
       const content = "[".repeat(depth) + "]".repeat(depth);
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          id: "chatcmpl-deep",
-          object: "chat.completion",
-          created: 1_767_225_600,
-          model: "gpt-test",
-          choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop" }],
-        }),
-      );
+      return Response.json({
+        id: "chatcmpl-deep",
+        object: "chat.completion",
+        created: 1_767_225_600,
+        model: "gpt-test",
+        choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop" }],
+      });
     });
     const { response, body } = await post(surfaces[0]?.path ?? "", surfaces[0]?.body(tree));
     expect(response.status).toBe(200);
@@ -196,7 +202,7 @@ describe("a recursive schema that moves into the answer", () => {
         errors: [expect.objectContaining({ validation_path: "", validation_keyword: "nesting" })],
       },
     });
-    expect(harness.upstream.received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(1);
   });
 });
 
@@ -206,14 +212,14 @@ describe("the policy's cap on a client schema's size", () => {
     expect(response.status).toBe(400);
     expect(promptgateOf(body)).toMatchObject({ code: "INVALID_REQUEST" });
     expect(JSON.stringify(body)).toContain("100000 (validation.max_schema_chars)");
-    expect(harness.upstream.received).toEqual([]);
+    expect(upstream.received).toEqual([]);
   });
 
   it.each(surfaces)("refuses a schema over a policy's own cap on $name", async (surface) => {
     const { response, body } = await post(`/policies/tight.schemas${surface.path}`, surface.body(schemaOfSize(3_000)));
     expect(response.status).toBe(400);
     expect(JSON.stringify(body)).toContain("at most 2000 (validation.max_schema_chars)");
-    expect(harness.upstream.received).toEqual([]);
+    expect(upstream.received).toEqual([]);
   });
 
   it("lets a schema at the cap through", async () => {
@@ -230,6 +236,6 @@ describe("the policy's cap on a client schema's size", () => {
       { "x-promptgate-schema": "large_form" },
     );
     expect(response.status).toBe(200);
-    expect(harness.upstream.received).toHaveLength(1);
+    expect(upstream.received).toHaveLength(1);
   });
 });
