@@ -31,8 +31,7 @@ const endToEndFolders = [/^test\/e2e\//, /^test\/clients\//, /^test\/readme\//];
 const needsPostgres = /from\s+["'][^"']*support\/postgres\.js["']|from\s+["']\.\/postgres\.js["']/;
 
 /** What a test file, or a module of test/ it imports, reaches for when it opens a socket or starts a process. */
-const opensSockets =
-  /from\s+["'](node:(net|http|https|child_process)|[^"']*node-gateway\.js|[^"']*fake-upstream\.js)["']/;
+const opensSockets = /from\s+["']node:(net|http|https|child_process)["']|\bstart(NodeGateway|FakeUpstream)\(/;
 
 /** The text of a test file and of every module under test/ it imports by a relative path, transitively. */
 function testGraphText(file: string, seen = new Set<string>()): string {
