@@ -2,6 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { appUnderTest, type GatewayApp } from "../support/app-under-test.js";
 import { type InProcessUpstream, inProcessUpstream } from "../support/in-process-upstream.js";
+import { expectNativeError, refPattern } from "../support/native-errors.js";
 
 /** How one surface is addressed and what its native error looks like. */
 interface SurfaceCase {
@@ -14,12 +15,9 @@ interface SurfaceCase {
   wrongTypes: Record<string, unknown>;
   /** A valid call with one user text, and tool declarations when given. */
   call(text: string, tools?: unknown[]): Record<string, unknown>;
-  /** Asserts the native error shape for `code` and returns the `promptgate` member. */
-  expectNativeBody(body: unknown, response: Response, code: string): Record<string, unknown>;
 }
 
 const marker = "PROMPT-MARKER-7f3a9c";
-const refPattern = /^ref_[0-9a-f]{16}$/;
 
 const openai: SurfaceCase = {
   name: "openai",
@@ -38,13 +36,6 @@ const openai: SurfaceCase = {
     "stream is a string": { model: "m", stream: "yes", messages: [{ role: "user", content: marker }] },
   },
   call: (text, tools) => ({ model: "m", messages: [{ role: "user", content: text }], ...(tools ? { tools } : {}) }),
-  expectNativeBody(body, response, code) {
-    const error = (body as { error: Record<string, unknown> }).error;
-    expect(error).toMatchObject({ message: expect.any(String), type: expect.any(String), code });
-    expect(error).toHaveProperty("param");
-    expect(response.headers.get("x-request-id")).toBe(response.headers.get("x-promptgate-ref"));
-    return error.promptgate as Record<string, unknown>;
-  },
 };
 
 const gemini: SurfaceCase = {
@@ -62,15 +53,6 @@ const gemini: SurfaceCase = {
     },
   },
   call: (text, tools) => ({ contents: [{ role: "user", parts: [{ text }] }], ...(tools ? { tools } : {}) }),
-  expectNativeBody(body, response, code) {
-    const error = (body as { error: Record<string, unknown> }).error;
-    expect(error).toMatchObject({ code: response.status, status: expect.stringMatching(/^[A-Z_]+$/) });
-    expect(error.message).toEqual(expect.any(String));
-    expect(error.details).toEqual([
-      expect.objectContaining({ "@type": expect.stringContaining("ErrorInfo"), reason: code }),
-    ]);
-    return error.promptgate as Record<string, unknown>;
-  },
 };
 
 const anthropic: SurfaceCase = {
@@ -108,38 +90,9 @@ const anthropic: SurfaceCase = {
     messages: [{ role: "user", content: text }],
     ...(tools ? { tools } : {}),
   }),
-  expectNativeBody(body, response, code) {
-    const native = body as { type: string; error: Record<string, unknown>; request_id: string };
-    const ref = response.headers.get("x-promptgate-ref");
-    expect(native.type).toBe("error");
-    expect(native.error).toMatchObject({ type: expect.any(String), message: expect.any(String), code });
-    expect(native.request_id).toBe(ref);
-    expect(response.headers.get("request-id")).toBe(ref);
-    return native.error.promptgate as Record<string, unknown>;
-  },
 };
 
 const surfaces = [openai, gemini, anthropic];
-
-/** Asserts a gateway error in the surface's native shape and returns its raw text. */
-async function expectNativeError(
-  surface: SurfaceCase,
-  response: Response,
-  status: number,
-  code: string,
-  retryable = false,
-): Promise<string> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  const ref = response.headers.get("x-promptgate-ref");
-  expect(ref).toMatch(refPattern);
-  if (retryable) expect(response.headers.get("x-should-retry")).not.toBe("false");
-  else expect(response.headers.get("x-should-retry")).toBe("false");
-  const text = await response.text();
-  const promptgate = surface.expectNativeBody(JSON.parse(text), response, code);
-  expect(promptgate).toMatchObject({ code, ref, retryable });
-  return text;
-}
 
 let app: GatewayApp;
 let upstream: InProcessUpstream;
@@ -181,7 +134,7 @@ describe("bad input on the three surfaces", () => {
 
     it.each(Object.keys(badBodies))("answers %s with a native 400 INVALID_REQUEST and sends nothing", async (name) => {
       const response = await post(surface.route, badBodies[name]!);
-      await expectNativeError(surface, response, 400, "INVALID_REQUEST");
+      await expectNativeError(surface.name, response, 400, "INVALID_REQUEST");
       expect(upstream.received).toHaveLength(0);
     });
 
@@ -189,7 +142,7 @@ describe("bad input on the three surfaces", () => {
       "answers a body where %s with a native 400 INVALID_REQUEST",
       async (name) => {
         const response = await post(surface.route, JSON.stringify(surface.wrongTypes[name]));
-        await expectNativeError(surface, response, 400, "INVALID_REQUEST");
+        await expectNativeError(surface.name, response, 400, "INVALID_REQUEST");
         expect(upstream.received).toHaveLength(0);
       },
     );
@@ -224,18 +177,18 @@ describe("bad input on the three surfaces", () => {
     it("answers an unknown route below the surface with a native 404", async () => {
       const { method, path } = surface.unknownRoute;
       const response = await app.request(path, { method, body: "{}" });
-      await expectNativeError(surface, response, 404, "NOT_FOUND");
+      await expectNativeError(surface.name, response, 404, "NOT_FOUND");
       const pinned = await app.request(`/policies/investigation.bounded${path}`, {
         method,
         body: "{}",
       });
-      await expectNativeError(surface, pinned, 404, "NOT_FOUND");
+      await expectNativeError(surface.name, pinned, 404, "NOT_FOUND");
       expect(upstream.received).toHaveLength(0);
     });
 
     it("answers GET on its generate route with a native 405", async () => {
       const response = await app.request(surface.route);
-      await expectNativeError(surface, response, 405, "METHOD_NOT_ALLOWED");
+      await expectNativeError(surface.name, response, 405, "METHOD_NOT_ALLOWED");
       expect(upstream.received).toHaveLength(0);
     });
 
@@ -244,7 +197,7 @@ describe("bad input on the three surfaces", () => {
         `/policies/investigation.bounded@000000000000${surface.route}`,
         JSON.stringify(surface.call("hi")),
       );
-      const text = await expectNativeError(surface, response, 404, "POLICY_NOT_FOUND");
+      const text = await expectNativeError(surface.name, response, 404, "POLICY_NOT_FOUND");
       expect(text).not.toContain("000000000000");
       expect(text).not.toContain("investigation.bounded@");
       // It lists the names a client may use instead, not the reference it was given.
@@ -257,7 +210,7 @@ describe("bad input on the three surfaces", () => {
       const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
       const body = JSON.stringify(surface.call("hi", ["DEEP"])).replace('"DEEP"', deep);
       const response = await post(surface.route, body);
-      await expectNativeError(surface, response, 400, "INVALID_REQUEST");
+      await expectNativeError(surface.name, response, 400, "INVALID_REQUEST");
       expect(upstream.received).toHaveLength(0);
     });
   });
@@ -273,7 +226,7 @@ describe("bad input on the three surfaces", () => {
       "/gemini/v1beta/models/%E0%A4%A:generateContent",
       JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
     );
-    await expectNativeError(gemini, response, 400, "INVALID_REQUEST");
+    await expectNativeError(gemini.name, response, 400, "INVALID_REQUEST");
     expect(upstream.received).toHaveLength(0);
   });
 

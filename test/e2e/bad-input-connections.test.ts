@@ -2,6 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
+import { expectNativeError } from "../support/native-errors.js";
 
 /** How one surface is addressed and what its native error looks like. */
 interface SurfaceCase {
@@ -10,77 +11,29 @@ interface SurfaceCase {
   route: string;
   /** A valid call with one user text. */
   call(text: string): Record<string, unknown>;
-  /** Asserts the native error shape for `code` and returns the `promptgate` member. */
-  expectNativeBody(body: unknown, response: Response, code: string): Record<string, unknown>;
 }
 
 const marker = "PROMPT-MARKER-7f3a9c";
-const refPattern = /^ref_[0-9a-f]{16}$/;
 
 const openai: SurfaceCase = {
   name: "openai",
   route: "/openai/v1/chat/completions",
   call: (text) => ({ model: "m", messages: [{ role: "user", content: text }] }),
-  expectNativeBody(body, response, code) {
-    const error = (body as { error: Record<string, unknown> }).error;
-    expect(error).toMatchObject({ message: expect.any(String), type: expect.any(String), code });
-    expect(error).toHaveProperty("param");
-    expect(response.headers.get("x-request-id")).toBe(response.headers.get("x-promptgate-ref"));
-    return error.promptgate as Record<string, unknown>;
-  },
 };
 
 const gemini: SurfaceCase = {
   name: "gemini",
   route: "/gemini/v1beta/models/m:generateContent",
   call: (text) => ({ contents: [{ role: "user", parts: [{ text }] }] }),
-  expectNativeBody(body, response, code) {
-    const error = (body as { error: Record<string, unknown> }).error;
-    expect(error).toMatchObject({ code: response.status, status: expect.stringMatching(/^[A-Z_]+$/) });
-    expect(error.message).toEqual(expect.any(String));
-    expect(error.details).toEqual([
-      expect.objectContaining({ "@type": expect.stringContaining("ErrorInfo"), reason: code }),
-    ]);
-    return error.promptgate as Record<string, unknown>;
-  },
 };
 
 const anthropic: SurfaceCase = {
   name: "anthropic",
   route: "/anthropic/v1/messages",
   call: (text) => ({ model: "m", max_tokens: 8, messages: [{ role: "user", content: text }] }),
-  expectNativeBody(body, response, code) {
-    const native = body as { type: string; error: Record<string, unknown>; request_id: string };
-    const ref = response.headers.get("x-promptgate-ref");
-    expect(native.type).toBe("error");
-    expect(native.error).toMatchObject({ type: expect.any(String), message: expect.any(String), code });
-    expect(native.request_id).toBe(ref);
-    expect(response.headers.get("request-id")).toBe(ref);
-    return native.error.promptgate as Record<string, unknown>;
-  },
 };
 
 const surfaces = [openai, gemini, anthropic];
-
-/** Asserts a gateway error in the surface's native shape and returns its raw text. */
-async function expectNativeError(
-  surface: SurfaceCase,
-  response: Response,
-  status: number,
-  code: string,
-  retryable = false,
-): Promise<string> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  const ref = response.headers.get("x-promptgate-ref");
-  expect(ref).toMatch(refPattern);
-  if (retryable) expect(response.headers.get("x-should-retry")).not.toBe("false");
-  else expect(response.headers.get("x-should-retry")).toBe("false");
-  const text = await response.text();
-  const promptgate = surface.expectNativeBody(JSON.parse(text), response, code);
-  expect(promptgate).toMatchObject({ code, ref, retryable });
-  return text;
-}
 
 function post(origin: string, path: string, body: BodyInit | null, headers: Record<string, string> = {}) {
   return fetch(`${origin}${path}`, {
@@ -132,7 +85,7 @@ describe("bodies over the gateway's cap", () => {
     it("answers a declared content-length over the cap with a native 413 PAYLOAD_TOO_LARGE", async () => {
       const body = JSON.stringify(surface.call("x".repeat(2_000)));
       const response = await post(harness.gateway.url, surface.route, body);
-      await expectNativeError(surface, response, 413, "PAYLOAD_TOO_LARGE");
+      await expectNativeError(surface.name, response, 413, "PAYLOAD_TOO_LARGE");
       expect(harness.upstream.received).toHaveLength(0);
     });
 
@@ -146,7 +99,7 @@ describe("bodies over the gateway's cap", () => {
         body: stream.body,
         duplex: "half",
       } as RequestInit);
-      await expectNativeError(surface, response, 413, "PAYLOAD_TOO_LARGE");
+      await expectNativeError(surface.name, response, 413, "PAYLOAD_TOO_LARGE");
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(stream.pulled()).toBeLessThan(total / chunkSize / 4);
       expect(harness.upstream.received).toHaveLength(0);
@@ -196,7 +149,7 @@ describe("an unreachable upstream", () => {
 
   it("answers with a native 502 `upstream` error that is retryable", async () => {
     const response = await post(harness.gateway.url, openai.route, chat, { authorization: "Bearer sk-client-secret" });
-    const text = await expectNativeError(openai, response, 502, "upstream", true);
+    const text = await expectNativeError(openai.name, response, 502, "upstream", true);
     expect(text).not.toContain(marker);
     expect(text).not.toContain("sk-client-secret");
     expect(text).not.toContain("127.0.0.1");
@@ -204,7 +157,7 @@ describe("an unreachable upstream", () => {
 
   it("keeps serving other requests and surfaces after the failure", async () => {
     const again = await post(harness.gateway.url, openai.route, chat);
-    await expectNativeError(openai, again, 502, "upstream", true);
+    await expectNativeError(openai.name, again, 502, "upstream", true);
     expect((await fetch(`${harness.gateway.url}/healthz`)).status).toBe(200);
     const other = await post(
       harness.gateway.url,
