@@ -2,43 +2,18 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/store/memory-store.js";
 import { appUnderTest, type GatewayApp } from "../support/app-under-test.js";
 import { type InProcessUpstream, inProcessUpstream } from "../support/in-process-upstream.js";
+import { type ErrorSurface, expectNativeError } from "../support/native-errors.js";
 
 /**
  * Contract section 3, "what is sent is what was measured": a body with a duplicate key is refused rather than
  * measured by its last occurrence and forwarded with both.
  */
 
-type SurfaceName = "openai" | "gemini" | "anthropic";
-
-/** Asserts a gateway error in the surface's native shape, with the promptgate code. */
-async function expectNativeError(surface: SurfaceName, response: Response, status: number, code: string) {
-  const text = await response.text();
-  expect(response.status, text.slice(0, 300)).toBe(status);
-  expect(response.headers.get("content-type")).toMatch(/^application\/json/);
-  expect(response.headers.get("x-should-retry")).toBe("false");
-  const ref = response.headers.get("x-promptgate-ref");
-  expect(ref).toMatch(/^ref_[0-9a-f]{16}$/);
-  const body = JSON.parse(text) as Record<string, unknown>;
-  const error = body.error as Record<string, unknown>;
-  expect(error.promptgate).toMatchObject({ code, ref, retryable: false });
-  if (surface === "openai") {
-    expect(error).toMatchObject({ message: expect.any(String), type: expect.any(String), code });
-    expect(error).toHaveProperty("param");
-  } else if (surface === "gemini") {
-    expect(error).toMatchObject({ code: status, status: expect.stringMatching(/^[A-Z_]+$/) });
-    expect(error.details).toContainEqual(expect.objectContaining({ reason: code }));
-  } else {
-    expect(body).toMatchObject({ type: "error", request_id: ref });
-    expect(error).toMatchObject({ type: expect.any(String), message: expect.any(String), code });
-  }
-  return { error, text };
-}
-
 const marker = "BIG-PROMPT-MARKER-51c2";
 const big = `${marker} ${"lorem ipsum ".repeat(2_000)}`;
 
 /** Bodies with a key twice, per surface: at the top level (the big value first) and nested. */
-const duplicates: Array<{ surface: SurfaceName; path: string; topLevel: string; nested: string; valid: string }> = [
+const duplicates: Array<{ surface: ErrorSurface; path: string; topLevel: string; nested: string; valid: string }> = [
   {
     surface: "openai",
     path: "/openai/v1/chat/completions",
@@ -86,7 +61,8 @@ describe.each(duplicates)("a body with a duplicate key on the $surface surface",
     "answers a %s duplicate with a native 400 INVALID_REQUEST, echoes no value and sends nothing",
     async (where) => {
       const response = await send(surface.path, surface[where]);
-      const { error, text } = await expectNativeError(surface.surface, response, 400, "INVALID_REQUEST");
+      const text = await expectNativeError(surface.surface, response, 400, "INVALID_REQUEST");
+      const error = (JSON.parse(text) as { error: { message: string } }).error;
       expect(error.message).toMatch(/^The request body has a duplicate key "[a-z]+" /);
       expect(text).not.toContain(marker);
       expect(upstream.received).toEqual([]);
