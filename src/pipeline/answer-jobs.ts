@@ -13,7 +13,8 @@ import {
 } from "../policy/policy.js";
 import type { JobError, JobRecord, JobState } from "../store/store.js";
 import type { JobRoute } from "../surfaces/surface.js";
-import type { CallRecorder } from "./call-recorder.js";
+import type { Recorder } from "./call-recorder.js";
+import type { ResponseHeaders } from "./response-headers.js";
 import { callerOf } from "./session-turn.js";
 import type { SurfaceRequest } from "./surface-request.js";
 import { logInternalError } from "./write-log.js";
@@ -66,8 +67,8 @@ export interface JobRequest {
   input: SurfaceRequest;
   route: JobRoute;
   policy: PolicyVersion;
-  recorder: CallRecorder;
-  headers: Record<string, string>;
+  recorder: Recorder;
+  headers: ResponseHeaders;
   /** The client's body as sent, `background: true` included. */
   body: JsonObject;
   runAgain: RunAgain;
@@ -92,8 +93,8 @@ export async function createJob(request: JobRequest): Promise<Response> {
     response: route.pending(id, body, "queued", now),
   };
   await deps.store.putJob(job);
-  recorder.record.decision = "queued";
-  recorder.record.job = id;
+  recorder.decide("queued");
+  recorder.noteJob(id);
   // The run's request: the client's headers (its credential included) live only in this process, never in the store.
   const run = {
     url: input.request.url,
@@ -107,7 +108,7 @@ export async function createJob(request: JobRequest): Promise<Response> {
       request.runAgain(new Request(run.url, { method: "POST", headers: run.headers, body: run.body, signal }), id),
     ),
   );
-  return json(shown(job), 200, headers);
+  return json(shown(job), 200, headers.all());
 }
 
 /** Why a job's run was aborted. */
@@ -282,8 +283,8 @@ export interface JobPoll {
   route: JobRoute;
   action: "retrieve" | "cancel" | "delete" | "input_items";
   job: JobRecord;
-  headers: Record<string, string>;
-  recorder: CallRecorder;
+  headers: ResponseHeaders;
+  recorder: Recorder;
 }
 
 /**
@@ -295,7 +296,7 @@ export interface JobPoll {
  */
 export async function answerJob(poll: JobPoll): Promise<Response> {
   const { deps, input, route, action, headers, recorder } = poll;
-  recorder.record.job = poll.job.id;
+  recorder.noteJob(poll.job.id);
   if (poll.job.principal !== (await callerOf(deps, input))) {
     throw new GatewayError("NOT_FOUND", 404, `No response found with id '${poll.job.id}'.`);
   }
@@ -307,7 +308,7 @@ export async function answerJob(poll: JobPoll): Promise<Response> {
   if (job.response === null || !kept) {
     throw new GatewayError("JOB_EXPIRED", 410, "This answer job ended longer ago than the gateway keeps jobs.");
   }
-  recorder.record.decision = "answered";
+  recorder.decide("answered");
   if (action === "cancel") job = await cancelJob(deps, job, route);
   else if (action !== "retrieve") {
     throw new GatewayError(
@@ -316,7 +317,7 @@ export async function answerJob(poll: JobPoll): Promise<Response> {
       "An answer job run by the gateway can be retrieved and cancelled; it keeps no input items and is not deleted before its time.",
     );
   }
-  return json(shown(job), 200, headers);
+  return json(shown(job), 200, headers.all());
 }
 
 /** The job limits and run deadline of the policy version a job runs under (the defaults when it is no longer known). */

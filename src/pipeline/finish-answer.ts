@@ -5,18 +5,17 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import type { JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
-import type { CallRecord } from "../record/call-record.js";
 import { validateAnswer } from "../schema/diagnostics.js";
 import { schemaRefusal } from "../schema/schema-refusal.js";
-import type { MeasuredEndpoint, ResponseFacts, StructuredOutput, TokenUsage } from "../surfaces/surface.js";
+import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
-import type { RemovedCitation } from "../window/citations.js";
-import { answerFailure, type FailedCall, isFailure, noteFailure } from "./answer-failure.js";
-import type { CallRecorder } from "./call-recorder.js";
+import { answerFailure, type FailedCall, isFailure } from "./answer-failure.js";
+import type { Recorder } from "./call-recorder.js";
 import type { PreparedCall } from "./prepare-call.js";
 import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures, streamProtocol } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
+import type { ResponseHeaders } from "./response-headers.js";
 import type { AnsweredTurn } from "./session-turn.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { type CitationCheck, checkAnswerBody } from "./validate-answer-body.js";
@@ -33,8 +32,8 @@ export interface FinishInput {
   path: string;
   response: UpstreamResponse;
   /** The call's record; a stream settles it at its end. */
-  recorder: CallRecorder;
-  headers: Record<string, string>;
+  recorder: Recorder;
+  headers: ResponseHeaders;
   /** The provider call, for classifying its failures. */
   call: UpstreamCall;
   ref: string;
@@ -68,7 +67,7 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
     return { response: await answerFailure(failedCall(input)), recordLater: false };
   }
   if (!isSuccess(response.status)) {
-    return { response: await relayResponse(input.call, response, headers), recordLater: false };
+    return { response: await relayResponse(input.call, response, headers.all()), recordLater: false };
   }
   const validating = output !== undefined && schema !== undefined && input.policy.policy.validation.enabled;
   if (prepared.call.stream) return finishStream(input, validating ? output : undefined);
@@ -76,8 +75,8 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   const body = jsonObjectOf(bytes);
   if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
-  noteUsage(input.recorder.record, output?.usage(body));
-  if (output !== undefined) noteFacts(input.recorder.record, output.responseFacts(body));
+  input.recorder.noteUsage(output?.usage(body));
+  if (output !== undefined) input.recorder.noteResponseFacts(output.responseFacts(body));
   if (output !== undefined && (validating || input.citations !== undefined)) {
     sent = checkWholeAnswer(input, output, bytes, body, validating);
   }
@@ -85,7 +84,7 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   return {
     response: new Response(sent, {
       status: response.status,
-      headers: relayedHeaders(input.call, response, headers),
+      headers: relayedHeaders(input.call, response, headers.all()),
     }),
     recordLater: false,
   };
@@ -102,21 +101,19 @@ function checkWholeAnswer(
   body: JsonObject,
   validating: boolean,
 ): Uint8Array<ArrayBuffer> | string {
-  const { policy, prepared, headers } = input;
-  const { record } = input.recorder;
+  const { policy, prepared, headers, recorder } = input;
   const schema = validating ? prepared.fullSchema : undefined;
   const checked = checkAnswerBody(body, output, { schema, policy, citations: input.citations });
   if (checked === undefined) return bytes;
   if (input.citations !== undefined) {
-    record.citations_removed = checked.removed.slice(0, maxRecordedCitations).map(recordedCitation);
-    headers["x-promptgate-citations-removed"] = String(checked.removed.length);
+    recorder.noteCitationsRemoved(checked.removed);
+    headers.citationsRemoved(checked.removed.length);
   }
   const changed = checked.body !== body;
   const check = checked.check;
   if (check === undefined) return changed ? JSON.stringify(checked.body) : bytes;
   const { validation, repair } = check;
-  record.validation = validation;
-  if (repair !== undefined) record.repair = { rule: repair.rule, original: repair.original };
+  recorder.noteValidation(validation, repair);
   const onInvalid = policy.policy.validation.on_invalid;
   if (!validation.valid && onInvalid === "error") {
     throw new GatewayError(
@@ -128,44 +125,9 @@ function checkWholeAnswer(
       },
     );
   }
-  headers["x-promptgate-validation"] = validation.valid ? "valid" : "invalid";
+  headers.validation(validation.valid);
   if (onInvalid === "annotate") return JSON.stringify({ ...checked.body, promptgate: { validation } });
   return changed ? JSON.stringify(checked.body) : bytes;
-}
-
-/** The provider's token counts on the record; a stream's later events (its totals) replace earlier ones. */
-function noteUsage(record: CallRecord, usage: TokenUsage | undefined): void {
-  if (usage === undefined) return;
-  record.usage = {
-    ...record.usage,
-    ...(usage.input === undefined ? {} : { input_tokens: usage.input }),
-    ...(usage.output === undefined ? {} : { output_tokens: usage.output }),
-  };
-}
-
-/**
- * The provider's response id and finish reasons on the record: the first id a stream names, its last finish
- * reasons; bounded, as a provider writes them (at most 16 reasons of 64 characters, an id of 200).
- */
-function noteFacts(record: CallRecord, facts: ResponseFacts): void {
-  if (facts.id !== undefined && record.response_id === undefined) record.response_id = facts.id.slice(0, 200);
-  if (facts.finishReasons !== undefined) {
-    record.finish_reasons = facts.finishReasons.slice(0, 16).map((reason) => reason.slice(0, 64));
-  }
-}
-
-/** At most this many removed citations are kept in a call record. */
-const maxRecordedCitations = 100;
-
-/** A removed citation as the record keeps it: a source id is the model's text, so a long one is cut. */
-function recordedCitation(citation: RemovedCitation): RemovedCitation {
-  const id = citation.source_id === null ? [] : [...citation.source_id];
-  const path = [...citation.path];
-  return {
-    path: path.length > 300 ? `${path.slice(0, 300).join("")}…` : citation.path,
-    source_id: id.length > 100 ? `${id.slice(0, 100).join("")}…` : citation.source_id,
-    reason: citation.reason,
-  };
 }
 
 /**
@@ -176,7 +138,6 @@ function recordedCitation(citation: RemovedCitation): RemovedCitation {
  */
 function finishStream(input: FinishInput, output: StructuredOutput | undefined): FinishedAnswer {
   const { endpoint, prepared, response, recorder, headers } = input;
-  const { record } = recorder;
   let answer: string | undefined;
   let finalResponse: JsonObject | undefined;
   const stream = relayStream(
@@ -187,8 +148,8 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
       onEvent(event) {
         const reader = endpoint.structuredOutput;
         if (reader !== undefined) {
-          noteUsage(record, reader.usage(event));
-          noteFacts(record, reader.responseFacts(event));
+          recorder.noteUsage(reader.usage(event));
+          recorder.noteResponseFacts(reader.responseFacts(event));
         }
         const text = output?.streamedText(event);
         if (text !== undefined) answer = (answer ?? "") + text;
@@ -196,10 +157,10 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
       },
       async onEnd(complete, cancelled) {
         if (complete) input.call.timing.endedAt = performance.now();
-        if (cancelled || input.call.client.aborted) record.decision = "cancelled";
+        if (cancelled || input.call.client.aborted) recorder.decide("cancelled");
         try {
           if (complete && output !== undefined && answer !== undefined) {
-            record.validation = validateAnswer(prepared.fullSchema, answer);
+            recorder.noteValidation(validateAnswer(prepared.fullSchema, answer));
           }
         } catch (cause) {
           recorder.internal(cause, "stream");
@@ -213,7 +174,7 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
   return {
     response: new Response(stream, {
       status: response.status,
-      headers: relayedHeaders(input.call, response, headers),
+      headers: relayedHeaders(input.call, response, headers.all()),
     }),
     recordLater: true,
   };
@@ -222,21 +183,20 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
 /** A stream's failures: an error event of the provider's is classified like an error answer, a break like a lost call. */
 function streamFailures(input: FinishInput): StreamFailures {
   const { deps, call, recorder, ref, policy } = input;
-  const { record } = recorder;
   return {
     replaceErrorEvent(data) {
       const error = classifyUpstreamAnswer(
         { status: undefined, headers: {}, text: data },
         { recognise: call.provider.classifyError, now: deps.now().getTime(), secrets: call.secrets() },
       );
-      noteFailure(record, error);
+      recorder.noteFailure(error);
       return policy.policy.upstream_errors.text === "passthrough"
         ? undefined
         : call.surface.renderStreamError(error, ref);
     },
     breakOff(cause) {
       const error = classifyTransportFailure(cause, call.deadline.passed(), call.secrets());
-      if (!call.client.aborted) noteFailure(record, error);
+      if (!call.client.aborted) recorder.noteFailure(error);
       return call.surface.renderStreamError(error, ref);
     },
     internal(cause) {
@@ -253,8 +213,7 @@ function malformedAnswer(input: FinishInput, length: number): GatewayError {
 
 function failedCall(input: FinishInput, bytes?: Uint8Array<ArrayBuffer>): FailedCall {
   const { deps, call, policy, response, recorder, headers } = input;
-  const { record } = recorder;
-  return { deps, call, policy, response, record, headers, ...(bytes === undefined ? {} : { bytes }) };
+  return { deps, call, policy, response, recorder, headers: headers.all(), ...(bytes === undefined ? {} : { bytes }) };
 }
 
 /** Remembers the prefix effect of a successful answer, if its route has one (see `rememberAnswer`). */
@@ -274,17 +233,18 @@ function remember(input: FinishInput, response: JsonObject): Promise<void> {
  * like every failed answer.
  */
 async function relaySchemaRejection(input: FinishInput, output: StructuredOutput): Promise<FinishedAnswer> {
-  const { response } = input;
-  const { record } = input.recorder;
+  const { response, recorder } = input;
   const bytes = await response.bytes();
   const errorBody = jsonObjectOf(bytes);
   const refusal =
     errorBody === undefined ? undefined : output.schemaRefusal(errorBody, input.prepared.call.responseSchema);
   if (refusal !== undefined) {
     const validation = schemaRefusal(refusal, input.prepared.call.responseSchema);
-    record.validation = validation;
+    recorder.noteValidation(validation);
     const text = new TextDecoder().decode(bytes);
-    record.upstream_error = upstreamFailure("INVALID_REQUEST", 400, text, input.call.secrets()).details.upstreamError;
+    recorder.noteUpstreamError(
+      upstreamFailure("INVALID_REQUEST", 400, text, input.call.secrets()).details.upstreamError,
+    );
     throw new GatewayError("INVALID_REQUEST", 400, "The provider rejected the response schema.", {
       diagnostics: validation,
     });

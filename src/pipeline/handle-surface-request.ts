@@ -7,16 +7,17 @@ import type { CallRecord } from "../record/call-record.js";
 import { upstreamCredential } from "../routing/upstream-credential.js";
 import { checkProxiedBody } from "../surfaces/proxied-body.js";
 import type { Surface } from "../surfaces/surface.js";
-import { answerFailure, isFailure, noteFailure } from "./answer-failure.js";
+import { answerFailure, isFailure } from "./answer-failure.js";
 import { answerJob } from "./answer-jobs.js";
 import { authenticated, authenticationRequired, presentedCredentials } from "./authorize-call.js";
 import { checkOwnPrefixRoute } from "./cached-prefix-owner.js";
 import { callLabels } from "./call-labels.js";
-import { callRecorder } from "./call-recorder.js";
+import { callRecorder, type Recorder } from "./call-recorder.js";
 import { type Deadline, startDeadline } from "./deadline.js";
 import { debugPolicy, debugRoute } from "./debug-steps.js";
 import { relayProxied } from "./relay-proxied.js";
 import { casePolicy, checkInvalidAnswerCap, requestedPolicy } from "./resolve-policy.js";
+import { ResponseHeaders } from "./response-headers.js";
 import { sendCall } from "./send-call.js";
 import { sendUpstream } from "./send-upstream.js";
 import { ownStoredResponse } from "./session-turn.js";
@@ -46,7 +47,7 @@ const rejections = new Set([
  */
 export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): Promise<Response> {
   const { surface, request, client, url, path, ref } = input;
-  const headers: Record<string, string> = { "x-promptgate-ref": ref };
+  const headers = new ResponseHeaders(ref);
   const time = deps.now().toISOString();
   if (!(await authenticated(deps.config, surface, request.headers, url))) {
     // The contract records every call, but this is no call of a client the gateway knows: a record
@@ -68,18 +69,15 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     secrets,
     release: () => {
       deadline?.clear();
-      if (timing !== undefined) noteTiming(recorder.record, timing);
+      if (timing !== undefined) noteTiming(recorder, timing);
       span?.end(recorder.record);
     },
   });
-  const { record } = recorder;
   let settleLater = false;
   try {
     // Checked before the record holds them: both are kept verbatim.
     const labels = callLabels(request.headers);
-    record.case = labels.caseId;
-    record.call_label = labels.callLabel;
-    record.job = input.job;
+    recorder.noteLabels(labels.caseId, labels.callLabel, input.job);
     const presents = presentedCredentials(surface, request.headers, url).length > 0;
     const credential = upstreamCredential(deps.config, surface, presents);
     const endpoint = input.refusal === undefined ? surface.match(request.method, path) : undefined;
@@ -97,10 +95,10 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
     }
     const requested = await requestedPolicy(deps, input.policyRef);
     // A call its case refuses (409) still names the version it asked for.
-    record.policy = requested.ref;
-    const { policy, invalidAnswers } = await casePolicy(deps, requested, input.policyRef, record.case);
-    record.policy = policy.ref;
-    debugPolicy(deps, ref, policy, record.case, requested);
+    recorder.notePolicy(requested.ref);
+    const { policy, invalidAnswers } = await casePolicy(deps, requested, input.policyRef, labels.caseId);
+    recorder.notePolicy(policy.ref);
+    debugPolicy(deps, ref, policy, labels.caseId, requested);
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
     deadline = startDeadline(deadlineSecondsOf(policy.policy), client, upstreamTimeoutsOf(policy.policy, deps.config));
     const traceparent = span?.traceparent();
@@ -131,12 +129,12 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       }
       if (endpoint.cachedPrefixOf !== undefined) await checkOwnPrefixRoute(deps, call, endpoint.cachedPrefixOf(path));
       const response = await sendUpstream(deps, call, path, body);
-      record.decision = "sent";
-      record.upstream_status = response.status;
+      recorder.decide("sent");
+      recorder.noteUpstreamStatus(response.status);
       if (isFailure(response.status)) {
-        return await answerFailure({ deps, call, policy, response, record, headers });
+        return await answerFailure({ deps, call, policy, response, recorder, headers: headers.all() });
       }
-      return await relayProxied(deps, endpoint, path, response, headers, { call, policy, recorder });
+      return await relayProxied(deps, endpoint, path, response, headers.all(), { call, policy, recorder });
     }
     const runAgain = (again: Request, job: string) =>
       handleSurfaceRequest(deps, {
@@ -156,8 +154,8 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
   } catch (caught) {
     if (client.aborted) {
       // Nobody is left to answer; the record says so instead of blaming the provider.
-      record.decision = "cancelled";
-      return new Response(null, { status: 499, headers });
+      recorder.decide("cancelled");
+      return new Response(null, { status: 499, headers: headers.all() });
     }
     let error: GatewayError;
     if (GatewayError.isInstance(caught)) {
@@ -166,9 +164,9 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
       recorder.internal(caught, "call");
       error = new GatewayError("internal", 500, "The gateway failed to handle this request.");
     }
-    noteFailure(record, error);
+    recorder.noteFailure(error);
     if (rejections.has(error.code)) {
-      record.decision = "rejected";
+      recorder.decide("rejected");
     }
     return nativeError(surface, error, headers);
   } finally {
@@ -178,14 +176,10 @@ export async function handleSurfaceRequest(deps: Deps, input: SurfaceRequest): P
 }
 
 /** The provider request's times on the record, in whole milliseconds, once its answer's head arrived. */
-function noteTiming(record: CallRecord, timing: UpstreamTiming): void {
+function noteTiming(recorder: Recorder, timing: UpstreamTiming): void {
   const { startedAt, firstByteAt, endedAt } = timing;
   if (startedAt === undefined || firstByteAt === undefined) return;
-  const ms = (at: number) => Math.round((at - startedAt) * 10) / 10;
-  record.upstream_timing = {
-    first_byte_ms: ms(firstByteAt),
-    ...(endedAt === undefined ? {} : { total_ms: ms(endedAt) }),
-  };
+  recorder.noteTiming(startedAt, firstByteAt, endedAt);
 }
 
 /** A call's record as it starts: what the request names, before any step has run. */
@@ -212,10 +206,10 @@ function newRecord(deps: Deps, input: SurfaceRequest, time: string): CallRecord 
 }
 
 /** A gateway error in the surface's native shape, with the gateway's headers. */
-function nativeError(surface: Surface, error: GatewayError, headers: Record<string, string>): Response {
-  const rendered = surface.renderError(error, headers["x-promptgate-ref"] ?? "");
+function nativeError(surface: Surface, error: GatewayError, headers: ResponseHeaders): Response {
+  const rendered = surface.renderError(error, headers.ref);
   return new Response(JSON.stringify(rendered.body), {
     status: rendered.status,
-    headers: { ...rendered.headers, ...headers },
+    headers: { ...rendered.headers, ...headers.all() },
   });
 }

@@ -4,9 +4,8 @@ import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import type { PromptSize } from "../errors/prompt-size.js";
 import type { JsonObject } from "../json/json-object.js";
-import type { LogicalCall } from "../logical-call.js";
 import { jobLimitsOf, type PolicyVersion } from "../policy/policy.js";
-import type { CallAttempt, CallRecord } from "../record/call-record.js";
+import type { CallAttempt } from "../record/call-record.js";
 import type { ModelEntry } from "../routing/model-table.js";
 import { type CallRoute, routeCall } from "../routing/route-call.js";
 import { translatedResponse } from "../routing/translated-response.js";
@@ -15,7 +14,7 @@ import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import { isFailure } from "./answer-failure.js";
 import { createJob, type RunAgain } from "./answer-jobs.js";
-import type { CallRecorder } from "./call-recorder.js";
+import type { AttemptFacts, Recorder } from "./call-recorder.js";
 import { citationCheckOf } from "./call-sources.js";
 import { debugChecks } from "./debug-steps.js";
 import { type FinishedAnswer, finishAnswer } from "./finish-answer.js";
@@ -31,6 +30,7 @@ import {
 } from "./prepare-call.js";
 import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { resolveUnmeasured } from "./resolve-unmeasured.js";
+import type { ResponseHeaders } from "./response-headers.js";
 import { sendUpstream } from "./send-upstream.js";
 import { checkSessionCaps, openSessionTurn, type SessionTurn } from "./session-turn.js";
 import type { SurfaceRequest } from "./surface-request.js";
@@ -42,8 +42,8 @@ export interface MeasuredCall {
   input: SurfaceRequest;
   endpoint: MeasuredEndpoint;
   policy: PolicyVersion;
-  recorder: CallRecorder;
-  headers: Record<string, string>;
+  recorder: Recorder;
+  headers: ResponseHeaders;
   call: UpstreamCall;
   /** The session turn the call is, once opened (Responses). */
   turn?: SessionTurn;
@@ -59,7 +59,13 @@ interface Attempt {
   call: UpstreamCall;
   prepared: PreparedCall;
   measurements: Measurements;
+  facts: AttemptFacts;
 }
+
+/** An attempt prepared, or refused by its checks or its provider, with what it established either way. */
+type Prepared =
+  | { attempt: Attempt; facts: AttemptFacts; error?: undefined }
+  | { attempt?: undefined; facts: AttemptFacts | undefined; error: unknown; measurements: Measurements };
 
 /** What came back of an attempt: an answer to relay, or a failure that was read to decide on a fallback. */
 type Outcome =
@@ -74,7 +80,6 @@ type Outcome =
  */
 export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> {
   const { deps, input, endpoint, policy, recorder } = measured;
-  const { record } = recorder;
   const clientBytes = await input.body(deps.config.maxBodyBytes);
   let parsed: ParsedCall;
   let schema: unknown;
@@ -83,19 +88,17 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     schema = namedSchema(deps.schemas, input.request.headers.get("x-promptgate-schema"));
     parsed = parseCall(endpoint, clientBytes, input.path, policy);
     // Before the checks, so that a call they refuse still names its model.
-    record.model = parsed.call.model;
-    noteFields(record, parsed.call);
+    recorder.noteParsed(parsed.call);
     entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);
   } catch (error) {
     // A request refused as invalid still names its model where its body does.
-    record.model ??= modelOfBody(clientBytes);
+    recorder.noteModelOfBody(modelOfBody(clientBytes));
     throw error;
   }
   /** Goes on with another body than the client's: measured and sent as it is. */
   const reparse = (body: JsonObject) => {
     parsed = parseCall(endpoint, encoder.encode(JSON.stringify(body)), input.path, policy);
-    record.model = parsed.call.model;
-    noteFields(record, parsed.call);
+    recorder.noteParsed(parsed.call);
     entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);
   };
   const clientBody = parsed.body;
@@ -124,7 +127,10 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
     if (opened.body !== undefined) reparse(opened.body);
     measured.turn = turn;
   }
-  const first = await prepareAttempt(measured, parsed, schema, entry, {});
+  const preparedFirst = await prepareAttempt(measured, parsed, schema, entry);
+  if (preparedFirst.facts !== undefined) recorder.noteAttempt(preparedFirst.facts);
+  if (preparedFirst.attempt === undefined) throw preparedFirst.error;
+  const first = preparedFirst.attempt;
   if (asJob) {
     const job = { deps, input, route: jobs, policy, recorder, headers: measured.headers, body: clientBody };
     return { response: await createJob({ ...job, runAgain: measured.runAgain }), recordLater: false };
@@ -133,40 +139,38 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   let answered = first;
   const fallback = outcome.kind === "failed" ? fallbackOf(measured, first, outcome.error) : undefined;
   if (fallback !== undefined) {
-    const attempts: CallAttempt[] = [attemptRecord(first, outcome)];
-    record.attempts = attempts;
-    let second: Attempt | undefined;
-    const measurements: Measurements = {};
-    try {
-      second = await prepareAttempt(measured, parsed, schema, fallback, measurements);
-    } catch (error) {
+    recorder.noteFallbackAttempt(attemptRecord(first, outcome));
+    const second = await prepareAttempt(measured, parsed, schema, fallback);
+    if (second.attempt === undefined) {
       // A fallback the checks or its provider refuse is not tried: the client gets the first attempt's failure.
+      const { error, measurements } = second;
       if (!GatewayError.isInstance(error)) throw error;
-      attempts.push({
+      recorder.noteFallbackAttempt({
         model: fallback.name,
         provider: providerLabel(deps, fallback),
         provider_check: measurements.provider,
         error: error.code,
         tried: false,
       });
-      restoreFirst(record, first);
-    }
-    if (second !== undefined) {
+      // The record keeps the first attempt's facts, and the latest preflight measured.
+      recorder.noteMeasured(measurements.preflight, first.measurements.provider);
+    } else {
+      recorder.noteAttempt(second.attempt.facts);
       // Read like the first, so that a failure of the fallback is on the record before the client gets it.
-      outcome = await sendAttempt(measured, second, true);
-      answered = second;
-      attempts.push(attemptRecord(second, outcome));
+      outcome = await sendAttempt(measured, second.attempt, true);
+      answered = second.attempt;
+      recorder.noteFallbackAttempt(attemptRecord(second.attempt, outcome));
       const from = headerValue(first.route.entry?.name);
       const to = headerValue(fallback.name);
-      if (from !== undefined && to !== undefined) measured.headers["x-promptgate-model-fallback"] = `${from}_to_${to}`;
+      if (from !== undefined && to !== undefined) measured.headers.modelFallback(from, to);
     }
   }
   const answeredModel = headerValue(answered.route.entry?.name);
-  if (answeredModel !== undefined) measured.headers["x-promptgate-model"] = answeredModel;
+  if (answeredModel !== undefined) measured.headers.model(answeredModel);
   if (outcome.kind === "failed" && outcome.response === undefined) throw outcome.error;
   const response = outcome.response as UpstreamResponse;
-  record.decision = endpoint.kind === "count" ? "measured" : "sent";
-  record.upstream_status = response.status;
+  recorder.decide(endpoint.kind === "count" ? "measured" : "sent");
+  recorder.noteUpstreamStatus(response.status);
   const { prepared, measurements, route } = answered;
   const size = (measurements.provider ?? measurements.preflight) as PromptSize;
   const answeredTurn =
@@ -211,18 +215,19 @@ function translatedEndpoint(client: MeasuredEndpoint, provider: MeasuredEndpoint
 }
 
 /**
- * Routes, measures and checks one attempt; the record and the `x-promptgate-prompt-size` header hold its checks'
- * sizes, a refused attempt's too.
+ * Routes, measures and checks one attempt: the attempt, or what refused it, with the facts it established either
+ * way (none before it was routed). The `x-promptgate-prompt-size` header holds its preflight's size, a refused
+ * attempt's too.
  */
 async function prepareAttempt(
   measured: MeasuredCall,
   parsed: ParsedCall,
   schema: unknown,
   entry: ModelEntry | undefined,
-  measurements: Measurements,
-): Promise<Attempt> {
-  const { deps, input, endpoint, policy, recorder, headers } = measured;
-  const { record } = recorder;
+): Promise<Prepared> {
+  const { deps, input, endpoint, policy, headers } = measured;
+  const measurements: Measurements = {};
+  let facts: AttemptFacts | undefined;
   try {
     const route = routeCall(
       {
@@ -239,31 +244,35 @@ async function prepareAttempt(
       entry,
     );
     const call = routedUpstreamCall(deps, measured.call, route.provider, parsed.call.stream);
-    record.provider = call.upstream.label;
-    record.upstream_model =
+    const upstreamModel =
       route.entry !== undefined && route.target !== undefined ? route.entry.upstreamModel : undefined;
+    facts = { provider: call.upstream.label, upstreamModel };
     const context = { call, path: input.path };
     const known = await resolveCachedPrefix(deps, parsed.call, policy, context);
     const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, context, known);
     await compileCallSchema(endpoint, parsed, policy, schema);
     const prepared = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, measurements, route.target);
-    record.projection_omitted = prepared.omitted;
+    facts.omitted = prepared.omitted;
     const listed = admitListedSchema(prepared.fullSchema, policy, deps.schemas);
     // The schema's name, where the gateway knows it: the one the header named, or the listed one it is.
     const named = input.request.headers.get("x-promptgate-schema") ?? listed;
-    if (prepared.fullSchema !== undefined && named !== undefined) record.schema = named;
+    if (prepared.fullSchema !== undefined && named !== undefined) facts.schema = named;
     const turn = measured.turn;
     if (turn !== undefined && (turn.session !== undefined || turn.route.stores(parsed.body))) {
       checkSessionCaps(turn, measurements.provider ?? (measurements.preflight as PromptSize), policy);
     }
-    return { route, call, prepared, measurements };
+    const attemptFacts = measuredFacts(facts, measurements);
+    return { attempt: { route, call, prepared, measurements, facts: attemptFacts }, facts: attemptFacts };
+  } catch (error) {
+    return { error, facts: facts === undefined ? undefined : measuredFacts(facts, measurements), measurements };
   } finally {
-    // A fallback refused before it was measured leaves the first attempt's sizes in place.
-    record.preflight = measurements.preflight ?? record.preflight;
-    record.provider_check = measurements.provider;
-    if (measurements.preflight) headers["x-promptgate-prompt-size"] = JSON.stringify(measurements.preflight);
+    if (measurements.preflight) headers.promptSize(measurements.preflight);
     debugChecks(deps, input.ref, measurements, policy, endpoint.kind);
   }
+}
+
+function measuredFacts(facts: AttemptFacts, measurements: Measurements): AttemptFacts {
+  return { ...facts, preflight: measurements.preflight, providerCheck: measurements.provider };
 }
 
 /**
@@ -318,14 +327,6 @@ function attemptRecord(attempt: Attempt, outcome: Outcome): CallAttempt {
   };
 }
 
-/** The record's top-level fields name the attempt whose answer the client gets. */
-function restoreFirst(record: CallRecord, first: Attempt): void {
-  record.provider = first.call.upstream.label;
-  record.provider_check = first.measurements.provider;
-  record.projection_omitted = first.prepared.omitted;
-  record.upstream_model = first.route.target === undefined ? undefined : first.route.entry?.upstreamModel;
-}
-
 function providerLabel(deps: Deps, entry: ModelEntry): string {
   return upstreamOf(deps.config, entry.provider).label;
 }
@@ -336,13 +337,4 @@ function providerLabel(deps: Deps, entry: ModelEntry): string {
  */
 function headerValue(name: string | undefined): string | undefined {
   return name !== undefined && /^[\x21-\x7e]{1,200}$/.test(name) ? name : undefined;
-}
-
-/** At most this many paths of other fields are kept in a call record. */
-const maxRecordedFields = 100;
-
-/** Lists, by JSON path, what a call counted as other and what it could not measure. */
-function noteFields(record: CallRecord, call: LogicalCall): void {
-  if (call.other.length > 0) record.other_fields = call.other.slice(0, maxRecordedFields).map((field) => field.path);
-  if (call.unmeasured.length > 0) record.unmeasured = call.unmeasured.map((content) => content.path);
 }

@@ -8,7 +8,7 @@ import { deadlineSecondsOf, type PolicyVersion, sessionLimitsOf } from "../polic
 import type { ResponseHistoryRecord, SessionRecord } from "../store/store.js";
 import type { SessionRoute } from "../surfaces/surface.js";
 import { presentedCredentials } from "./authorize-call.js";
-import type { CallRecorder } from "./call-recorder.js";
+import type { Recorder } from "./call-recorder.js";
 import { principalOf } from "./principal.js";
 import type { SurfaceRequest } from "./surface-request.js";
 
@@ -91,7 +91,7 @@ export async function openSessionTurn(
   body: JsonObject,
   context: {
     policy: PolicyVersion;
-    recorder: CallRecorder;
+    recorder: Recorder;
     requestedReasoning: string | undefined;
     /** Whether the call runs the turn now (false for one that becomes an answer job, whose run takes its turn). */
     claim: boolean;
@@ -128,7 +128,7 @@ export async function openSessionTurn(
   }
   const settings = pinnedSettings(session, requested);
   selectionUnchanged(deps, session, policy, settings.model);
-  record.call_label = settings.profile;
+  recorder.noteCallLabel(settings.profile);
   turn.session = session;
   turn.settings = settings;
 

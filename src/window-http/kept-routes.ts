@@ -5,8 +5,8 @@ import type { RouteEnv } from "../http/route-env.js";
 import type { JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { callLabels } from "../pipeline/call-labels.js";
+import { callRecorder } from "../pipeline/call-recorder.js";
 import { sourceIndexId } from "../pipeline/call-sources.js";
-import { completeCall } from "../pipeline/complete-call.js";
 import type { CallRecord } from "../record/call-record.js";
 import { codePoints } from "../window/code-points.js";
 import { defaultPageChars, pageOf, pagingOf } from "../window/fragment.js";
@@ -82,11 +82,15 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
 
   // {"kind": "recall", "evidence_refs": ["E000001"], "page": 1} → that one page, recorded with the call.
   window.post("/recall", async (c) => {
-    const record = recallRecord(deps, c.req.raw, c.get("ref"));
+    // Nothing is held and nothing secret is logged: the recorder only notes the recall's facts and keeps the record.
+    const recorder = callRecorder(deps, recallRecord(deps, c.req.raw, c.get("ref")), {
+      secrets: () => [],
+      release: () => {},
+    });
     try {
       const body = await jsonBodyOf(deps, c);
       const { evidence, page } = recallOf(body);
-      record.recall = { evidence, page };
+      recorder.noteRecall(evidence, page);
       const principal = await callerOf(deps, c.req.raw);
       const kept = await deps.store.getEvidence(principal, evidence, deps.now().getTime());
       if (kept === undefined) {
@@ -101,20 +105,20 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
       }
       // One page is cut, however many the evidence has (a result kept before pages had a minimum size may have many).
       const { pages } = pagingOf(kept.text, kept.pageChars);
-      record.recall.pages = pages;
+      recorder.noteRecallPages(pages);
       const chosen = await pageOf(kept.text, kept.pageChars, page);
       if (chosen === undefined) {
         throw new GatewayError("PAGE_OUT_OF_RANGE", 400, `The evidence has ${pages} pages, numbered from 0.`, {
           param: "page",
         });
       }
-      record.decision = "answered";
+      recorder.decide("answered");
       return c.json(chosen, 200, { "x-promptgate-ref": c.get("ref") });
     } catch (error) {
-      if (GatewayError.isInstance(error)) record.error = error.code;
+      if (GatewayError.isInstance(error)) recorder.noteFailure(error);
       throw error;
     } finally {
-      await completeCall(deps, record);
+      await recorder.settle();
     }
   });
 }
