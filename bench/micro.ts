@@ -204,7 +204,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
       "parseCall + prepareCall (both checks), realistic call",
       () => {
         const parsed: ParsedCall = parseCall(endpoint, realistic, path, policy);
-        return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix, {});
+        return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix);
       },
       { bytes: realistic.byteLength },
     ),

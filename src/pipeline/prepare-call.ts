@@ -14,7 +14,7 @@ import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { enforceWindow } from "../window/check.js";
 import { type CachedPrefix, countCall, measure } from "../window/prompt-size.js";
 
-/** The prompt_size of each check, filled in as the checks run, so a rejected call still has them. */
+/** The prompt_size of each check that ran, a rejected call's too. */
 export interface Measurements {
   preflight?: PromptSize;
   /** Undefined for count routes, which are never checked. */
@@ -31,6 +31,11 @@ export interface PreparedCall {
   /** What a schema projection left out, by path. */
   omitted: string[];
 }
+
+/** What the checks of a call measured, and the call ready to send or what refused it. */
+export type CheckedCall =
+  | { measurements: Measurements; prepared: PreparedCall; error?: undefined }
+  | { measurements: Measurements; prepared?: undefined; error: unknown };
 
 /** A client's request, read: its wire body and its logical call. */
 export interface ParsedCall {
@@ -114,7 +119,8 @@ const encoder = new TextEncoder();
 /**
  * Measures a parsed call and runs both checks: the preflight on the client's request (with
  * the reserve), then the provider check on the exact body that would be sent, after any
- * schema transport, cached prefix included. Throws before anything is sent when a check fails.
+ * schema transport, cached prefix included. A check that fails refuses the call before anything
+ * is sent; the sizes measured until then come with the refusal.
  * A call routed elsewhere (`target`: translated for another provider, or with the table's model
  * id) sends the target's body, measured by the target's endpoint, its schema transported there.
  */
@@ -125,8 +131,29 @@ export function prepareCall(
   policy: PolicyVersion,
   namedSchema: unknown,
   cachedPrefix: CachedPrefix,
-  measurements: Measurements,
   target?: ProviderTarget,
+): CheckedCall {
+  const measurements: Measurements = {};
+  try {
+    const prepared = checkCall(endpoint, parsed, path, policy, namedSchema, cachedPrefix, target, (size) => {
+      measurements[size.check] = size;
+    });
+    return { measurements, prepared };
+  } catch (error) {
+    return { measurements, error };
+  }
+}
+
+/** Runs both checks, telling `measured` each size as it is known, before that check may refuse the call. */
+function checkCall(
+  endpoint: MeasuredEndpoint,
+  parsed: ParsedCall,
+  path: string,
+  policy: PolicyVersion,
+  namedSchema: unknown,
+  cachedPrefix: CachedPrefix,
+  target: ProviderTarget | undefined,
+  measured: (size: PromptSize) => void,
 ): PreparedCall {
   const { bytes: clientBytes, body: clientBody, call } = parsed;
   const output = endpoint.structuredOutput;
@@ -136,7 +163,7 @@ export function prepareCall(
   const preflightCall = native || fullSchema === undefined ? call : { ...call, responseSchema: fullSchema };
   const counts = countCall(preflightCall);
   const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix }, counts);
-  measurements.preflight = preflight;
+  measured(preflight);
   if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
   // Creating a cached content is refused only when its content alone exceeds the limit.
   if (endpoint.kind !== "cache") enforceWindow(preflight, policy);
@@ -153,7 +180,7 @@ export function prepareCall(
   // An unchanged call is not counted again: only the reserve and the de-duplication differ.
   const providerCounts = providerCall === preflightCall ? counts : countCall(providerCall);
   const provider = measure(providerCall, { check: "provider", policy, cachedPrefix }, providerCounts);
-  measurements.provider = provider;
+  measured(provider);
   enforceWindow(provider, policy);
   return {
     call,

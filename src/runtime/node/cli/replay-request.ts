@@ -88,17 +88,10 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
     const route = routeCall(routing, surface, endpoint, stored.route, parsed.body, entry);
     if (route.provider !== surface) report.routed_to = route.provider.name;
     const prefix = cachedPrefix(stored);
-    const prepared = prepareCall(
-      endpoint,
-      parsed,
-      stored.route,
-      context.policy,
-      namedSchema,
-      prefix,
-      measurements,
-      route.target,
-    );
-    admitListedSchema(prepared.fullSchema, context.policy, context.schemas);
+    const checked = prepareCall(endpoint, parsed, stored.route, context.policy, namedSchema, prefix, route.target);
+    Object.assign(measurements, checked.measurements);
+    if (checked.prepared === undefined) throw checked.error;
+    admitListedSchema(checked.prepared.fullSchema, context.policy, context.schemas);
     report.passes = true;
   } catch (caught) {
     if (!GatewayError.isInstance(caught)) {
