@@ -15,7 +15,7 @@ const layers = [
   { name: "surfaces, simulated", paths: ["^src/surfaces/", "^src/simulated/"] },
   { name: "config", paths: ["^src/config[^/]*\\.ts$"] },
   { name: "routing", paths: ["^src/routing/"] },
-  { name: "pipeline", paths: ["^src/pipeline/", "^src/deps\\.ts$"] },
+  { name: "pipeline, sessions, jobs", paths: ["^src/pipeline/", "^src/sessions/", "^src/jobs/", "^src/deps\\.ts$"] },
   { name: "routes", paths: ["^src/admin/", "^src/window-http/", "^src/dashboard/"] },
   { name: "app", paths: ["^src/app\\.ts$"] },
   { name: "runtime, clients", paths: ["^src/runtime/", "^src/clients/"] },

@@ -8,6 +8,7 @@ import type { CallAttempt } from "../record/call-record.js";
 import type { ModelEntry } from "../routing/model-table.js";
 import { type CallRoute, routeCall } from "../routing/route-call.js";
 import { admitListedSchema } from "../schema/schema-admission.js";
+import { checkSessionCaps, type SessionTurn } from "../sessions/session-turn.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import { isFailure } from "./answer-failure.js";
@@ -24,7 +25,6 @@ import { resolveCachedPrefix } from "./resolve-cached-prefix.js";
 import { resolveUnmeasured } from "./resolve-unmeasured.js";
 import type { ResponseHeaders } from "./response-headers.js";
 import { sendUpstream } from "./send-upstream.js";
-import { checkSessionCaps, type SessionTurn } from "./session-turn.js";
 import type { SurfaceRequest } from "./surface-request.js";
 import { routedUpstreamCall, type UpstreamCall } from "./upstream-call.js";
 

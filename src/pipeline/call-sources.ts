@@ -1,7 +1,7 @@
 import type { Deps } from "../deps.js";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { citationsOf, type PolicyVersion } from "../policy/policy.js";
-import { callerOf } from "./session-turn.js";
+import { callerOf } from "../sessions/session-turn.js";
 import type { SurfaceRequest } from "./surface-request.js";
 import type { CitationCheck } from "./validate-answer-body.js";
 

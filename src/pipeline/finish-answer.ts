@@ -7,6 +7,7 @@ import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { validateAnswer } from "../schema/diagnostics.js";
 import { schemaRefusal } from "../schema/schema-refusal.js";
+import type { AnsweredTurn } from "../sessions/session-turn.js";
 import type { MeasuredEndpoint, StructuredOutput } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import { answerFailure, type FailedCall, isFailure } from "./answer-failure.js";
@@ -16,7 +17,6 @@ import { isSuccess, relayedHeaders, relayResponse } from "./relay-response.js";
 import { relayStream, type StreamFailures, streamProtocol } from "./relay-stream.js";
 import { rememberAnswer } from "./remember-prefix.js";
 import type { ResponseHeaders } from "./response-headers.js";
-import type { AnsweredTurn } from "./session-turn.js";
 import type { UpstreamCall } from "./upstream-call.js";
 import { type CitationCheck, checkAnswerBody } from "./validate-answer-body.js";
 

@@ -4,10 +4,10 @@ import { embeddedJsonObjects } from "../json/embedded-json.js";
 import type { JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { type LogicalCall, textString } from "../logical-call.js";
+import { type AnsweredTurn, keepTurn } from "../sessions/session-turn.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
 import { principalOfCall } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
-import { type AnsweredTurn, keepTurn } from "./session-turn.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /** A call as it was measured: what a created prefix is recorded from. */

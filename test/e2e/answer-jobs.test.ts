@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { stopJobs } from "../../src/pipeline/answer-jobs.js";
+import { stopJobs } from "../../src/jobs/answer-jobs.js";
 import type { JobRecord } from "../../src/store/store.js";
 import { type Gateway, gatewayOn, hour, refusal, stores } from "../support/session-gateway.js";
 

@@ -1,7 +1,7 @@
 import { selfTest } from "../../../admin/self-test.js";
 import { createApp } from "../../../app.js";
 import { ConfigError } from "../../../config.js";
-import { stopJobs } from "../../../pipeline/answer-jobs.js";
+import { stopJobs } from "../../../jobs/answer-jobs.js";
 import { PolicyFileError } from "../../../policy/load-policies.js";
 import { chooseConfigFolders } from "../config-folders.js";
 import { createNodeDeps } from "../node-gateway.js";

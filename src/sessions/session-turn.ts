@@ -4,13 +4,13 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import type { AbortNotice } from "../http/abort-notice.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { JsonObject } from "../json/json-object.js";
+import { presentedCredentials } from "../pipeline/authorize-call.js";
+import type { Recorder } from "../pipeline/call-recorder.js";
+import { principalOf } from "../pipeline/principal.js";
+import type { SurfaceRequest } from "../pipeline/surface-request.js";
 import { deadlineSecondsOf, type PolicyVersion, sessionLimitsOf } from "../policy/policy.js";
 import type { ResponseHistoryRecord, SessionRecord } from "../store/store.js";
 import type { SessionRoute } from "../surfaces/surface.js";
-import { presentedCredentials } from "./authorize-call.js";
-import type { Recorder } from "./call-recorder.js";
-import { principalOf } from "./principal.js";
-import type { SurfaceRequest } from "./surface-request.js";
 
 /** The principal of a request: the keyed hash of the first credential it presents. */
 export function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {

@@ -3,6 +3,10 @@ import { classOfStatus, transientClasses, upstreamErrorMessages } from "../error
 import { GatewayError } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { hex } from "../json/sha256-hex.js";
+import type { Recorder } from "../pipeline/call-recorder.js";
+import type { ResponseHeaders } from "../pipeline/response-headers.js";
+import type { SurfaceRequest } from "../pipeline/surface-request.js";
+import { logInternalError } from "../pipeline/write-log.js";
 import {
   deadlineSecondsOf,
   defaultDeadlineSeconds,
@@ -11,13 +15,9 @@ import {
   jobLimitsOf,
   type PolicyVersion,
 } from "../policy/policy.js";
+import { callerOf } from "../sessions/session-turn.js";
 import type { JobError, JobRecord, JobState } from "../store/store.js";
 import type { JobRoute } from "../surfaces/surface.js";
-import type { Recorder } from "./call-recorder.js";
-import type { ResponseHeaders } from "./response-headers.js";
-import { callerOf } from "./session-turn.js";
-import type { SurfaceRequest } from "./surface-request.js";
-import { logInternalError } from "./write-log.js";
 
 /** Runs a call again as the job's run: the same route and headers, the given request, under the job's id. */
 export type RunAgain = (request: Request, job: string) => Promise<Response>;
