@@ -1,10 +1,10 @@
 import { hex } from "../json/sha256-hex.js";
-import type { Store } from "../store/store.js";
+import type { SecretStore } from "../store/store.js";
 
 /** The HMAC key of each store, read (or made) once per process. */
-const keys = new WeakMap<Store, Promise<CryptoKey>>();
+const keys = new WeakMap<SecretStore, Promise<CryptoKey>>();
 
-function keyOf(store: Store): Promise<CryptoKey> {
+function keyOf(store: SecretStore): Promise<CryptoKey> {
   let key = keys.get(store);
   if (key === undefined) {
     key = store
@@ -26,7 +26,7 @@ function keyOf(store: Store): Promise<CryptoKey> {
  * the call presents (the gateway key, or in pass-through the client's provider key; none is one principal too).
  * Never the credential itself, and not reversible without the store's key.
  */
-export async function principalOf(store: Store, credential: string | undefined): Promise<string> {
+export async function principalOf(store: SecretStore, credential: string | undefined): Promise<string> {
   const key = await keyOf(store);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(credential ?? ""));
   return hex(new Uint8Array(mac));

@@ -165,15 +165,16 @@ export interface CallPage {
   more: boolean;
 }
 
-/**
- * The gateway's durable state. Small and asynchronous, so that SQLite on Node and Workers
- * bindings on the edge can both implement it. Every method is safe under concurrent calls.
- */
-export interface Store {
+/** Policy versions, as every gateway sharing the store knows them. */
+export interface PolicyVersionStore {
   /** Persists a policy version; storing a known version again changes nothing. */
   savePolicyVersion(version: PolicyVersion): Promise<void>;
   /** Every persisted policy version, oldest first. */
   listPolicyVersions(): Promise<PolicyVersion[]>;
+}
+
+/** The policy versions cases froze, and their invalid answers. */
+export interface CaseFreezeStore {
   /**
    * Freezes `sha256` as the version of policy `name` for a case unless one is frozen already,
    * atomically; returns the freeze (the existing one, or the one just stored) with the case's invalid answers.
@@ -185,14 +186,20 @@ export interface Store {
   listCaseFreezes(caseId: string): Promise<CaseFreeze[]>;
   /** Sets a case's invalid answers back to 0 under every policy name (the admin's reset of the cap). */
   resetInvalidAnswers(caseId: string): Promise<void>;
+}
 
+/** The Gemini cached contents the gateway created. */
+export interface CachedPrefixStore {
   putCachedPrefix(record: CachedPrefixRecord): Promise<void>;
   /** The record, or undefined when unknown or expired at `now` (epoch ms). */
   getCachedPrefix(name: string, now: number): Promise<CachedPrefixRecord | undefined>;
   /** Changes the expiry of a known record; unknown names are ignored. */
   updateCachedPrefixExpiry(name: string, expiresAt: number): Promise<void>;
   deleteCachedPrefix(name: string): Promise<void>;
+}
 
+/** The stored responses' histories: what a follow-up turn carries implicitly. */
+export interface ResponseHistoryStore {
   putResponseHistory(record: ResponseHistoryRecord): Promise<void>;
   /** The record, or undefined when unknown or expired at `now` (epoch ms). */
   getResponseHistory(id: string, now: number): Promise<ResponseHistoryRecord | undefined>;
@@ -202,7 +209,10 @@ export interface Store {
    */
   completeResponseHistory(id: string, outputChars: number): Promise<void>;
   deleteResponseHistory(id: string): Promise<void>;
+}
 
+/** Follow-up sessions and their turns. */
+export interface SessionStore {
   /**
    * Keeps a session as its first turn made it, atomically; a known id changes nothing. Returns whether the session
    * under that id is the principal's (false when another principal's session holds the id).
@@ -218,6 +228,10 @@ export interface Store {
   claimSessionTurn(id: string, holder: string, until: number, now: number): Promise<boolean>;
   /** Gives the turn back, if `holder` still has it. */
   releaseSessionTurn(id: string, holder: string): Promise<void>;
+}
+
+/** Answer jobs. */
+export interface JobStore {
   putJob(record: JobRecord): Promise<void>;
   getJob(id: string): Promise<JobRecord | undefined>;
   /**
@@ -231,7 +245,10 @@ export interface Store {
   ): Promise<JobRecord | undefined>;
   /** Notes that a job's runner is alive at `at`. */
   beatJob(id: string, at: number): Promise<void>;
+}
 
+/** What the window toolkit keeps per principal: results for recall (evidence) and source indexes. */
+export interface KeptStore {
   /** Keeps a result for recall; one of the same principal and id is replaced. */
   putEvidence(record: EvidenceRecord): Promise<void>;
   /** The principal's result of that id, or undefined when unknown or expired at `now`. */
@@ -256,13 +273,19 @@ export interface Store {
    * leaving out the one `except` names (the one a put replaces): what pass-through callers share.
    */
   windowUsage(now: number, except: WindowEntry): Promise<{ count: number; chars: number }>;
+}
 
+/** The store's own secrets. */
+export interface SecretStore {
   /**
    * A random secret of the store's, made on first use and the same for every process sharing the store from then on
    * (the key of principal hashes).
    */
   secret(name: string): Promise<string>;
+}
 
+/** Call records, append-only. */
+export interface CallStore {
   /** Appends a call record; records are never changed afterwards. */
   appendCall(record: CallRecord): Promise<void>;
   getCall(ref: string): Promise<CallRecord | undefined>;
@@ -270,7 +293,10 @@ export interface Store {
   listCallsOfCase(caseId: string, limit: number): Promise<CallRecord[]>;
   /** A page of the records `query` selects; undefined when `query.after` is no ref the store holds. */
   listCalls(query: CallQuery): Promise<CallPage | undefined>;
+}
 
+/** The store as a whole: its upkeep, its reachability and its end. */
+export interface StoreUpkeep {
   /**
    * Deletes the rows nobody will read again: cached prefixes, response histories, evidence and source indexes
    * expired at `cutoffs.now`, the tombstones of answer jobs that ended before `cutoffs.jobTombstonesEndedBefore`, and
@@ -288,3 +314,18 @@ export interface Store {
 
   close(): Promise<void>;
 }
+
+/**
+ * The gateway's durable state, one part per kind of record it keeps. Small and asynchronous, so that SQLite on Node
+ * and Workers bindings on the edge can both implement it. Every method is safe under concurrent calls.
+ */
+export type Store = PolicyVersionStore &
+  CaseFreezeStore &
+  CachedPrefixStore &
+  ResponseHistoryStore &
+  SessionStore &
+  JobStore &
+  KeptStore &
+  SecretStore &
+  CallStore &
+  StoreUpkeep;
