@@ -58,6 +58,9 @@ export interface Deps {
   tracing?: CallTracing;
 }
 
+/** `Deps` whose store is only the parts a module uses (`Deps` itself is one). */
+export type DepsOf<S> = Omit<Deps, "store"> & { store: S };
+
 /** The runtime's place for answer jobs. */
 export interface JobHost {
   /** The jobs of this process, queued or running, by id: aborting one (`cancel`, `shutdown`) ends it. */

@@ -1,4 +1,4 @@
-import type { Deps, JobHost } from "../deps.js";
+import type { DepsOf, JobHost } from "../deps.js";
 import { classOfStatus, transientClasses, upstreamErrorMessages } from "../errors/error-classes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
@@ -16,8 +16,11 @@ import {
   type PolicyVersion,
 } from "../policy/policy.js";
 import { callerOf } from "../sessions/session-turn.js";
-import type { JobError, JobRecord, JobState } from "../store/store.js";
+import type { JobError, JobRecord, JobState, JobStore, ResponseHistoryStore, SecretStore } from "../store/store.js";
 import type { JobRoute } from "../surfaces/surface.js";
+
+/** What answer jobs use of the gateway: the store's jobs, response histories and secret. */
+type JobDeps = DepsOf<JobStore & ResponseHistoryStore & SecretStore>;
 
 /** Runs a call again as the job's run: the same route and headers, the given request, under the job's id. */
 export type RunAgain = (request: Request, job: string) => Promise<Response>;
@@ -35,7 +38,7 @@ const unfinished: readonly JobState[] = ["queued", "in_progress", "cancelling"];
 /** Jobs of tests and runtimes that give no host of their own: kept in this process, nothing waits for them. */
 const localHost: JobHost = { local: new Map(), keep: () => {} };
 
-function hostOf(deps: Deps): JobHost {
+function hostOf(deps: JobDeps): JobHost {
   return deps.jobs ?? localHost;
 }
 
@@ -63,7 +66,7 @@ function json(body: unknown, status: number, headers: Record<string, string>): R
 
 /** What creating a job needs from the call that asks for it. */
 export interface JobRequest {
-  deps: Deps;
+  deps: JobDeps;
   input: SurfaceRequest;
   route: JobRoute;
   policy: PolicyVersion;
@@ -120,7 +123,7 @@ type AbortReason = "cancel" | "shutdown";
  * ref), or `cancelled`. Says it is alive every few seconds while it waits and runs, and never throws.
  */
 async function runJob(
-  deps: Deps,
+  deps: JobDeps,
   host: JobHost,
   job: JobRecord,
   limits: JobLimits,
@@ -162,7 +165,7 @@ async function runJob(
 }
 
 /** The failure of a job the gateway stopped (shut down, or died) while it ran or waited. */
-function stoppedError(deps: Deps): JobError {
+function stoppedError(deps: JobDeps): JobError {
   return { code: "internal", message: "The gateway stopped while the job ran.", ref: deps.newRef() };
 }
 
@@ -174,7 +177,7 @@ function runningCount(host: JobHost): number {
 }
 
 /** Notes the runner alive, and aborts the run when a cancel was asked elsewhere (another process took it). */
-async function beatAndListen(deps: Deps, id: string, controller: AbortController): Promise<void> {
+async function beatAndListen(deps: JobDeps, id: string, controller: AbortController): Promise<void> {
   await deps.store.beatJob(id, deps.now().getTime());
   const job = await deps.store.getJob(id);
   if (job?.state === "cancelling" && !controller.signal.aborted) controller.abort("cancel" satisfies AbortReason);
@@ -185,7 +188,7 @@ async function beatAndListen(deps: Deps, id: string, controller: AbortController
  * waited past the queue deadline (then it is failed with `timeout`).
  */
 async function waitForPlace(
-  deps: Deps,
+  deps: JobDeps,
   host: JobHost,
   job: JobRecord,
   limits: JobLimits,
@@ -205,7 +208,7 @@ async function waitForPlace(
 
 /** Ends a job that ran with what its call answered: its answer, its error, or its cancel. */
 async function endJob(
-  deps: Deps,
+  deps: JobDeps,
   job: JobRecord,
   route: JobRoute,
   response: Response,
@@ -241,7 +244,7 @@ async function endJob(
  * is kept as it is; any other is a provider's answer relayed under `upstream_errors.text = "passthrough"`, whose text
  * the job, kept in the store, never holds: its status's class and that class's fixed message stand for it.
  */
-function runFailure(deps: Deps, status: number, body: unknown): JobError {
+function runFailure(deps: JobDeps, status: number, body: unknown): JobError {
   const error = isObject(body) && isObject(body.error) ? body.error : {};
   const member = isObject(error.promptgate) ? error.promptgate : undefined;
   if (member !== undefined && typeof member.code === "string" && typeof error.message === "string") {
@@ -256,7 +259,7 @@ function runFailure(deps: Deps, status: number, body: unknown): JobError {
 }
 
 /** Ends an unfinished job as `failed` with `error`; a job already ended stays as it is. */
-async function failJob(deps: Deps, job: JobRecord, route: JobRoute | undefined, error: JobError): Promise<void> {
+async function failJob(deps: JobDeps, job: JobRecord, route: JobRoute | undefined, error: JobError): Promise<void> {
   const base = job.response as JsonObject;
   const response =
     route === undefined
@@ -270,7 +273,7 @@ async function failJob(deps: Deps, job: JobRecord, route: JobRoute | undefined, 
  * stored history, so that a continuation naming it is measured, bound and pinned as one naming the answer, and sent
  * naming the provider's.
  */
-async function aliasHistory(deps: Deps, jobId: string, answerId: string): Promise<void> {
+async function aliasHistory(deps: JobDeps, jobId: string, answerId: string): Promise<void> {
   const history = await deps.store.getResponseHistory(answerId, deps.now().getTime());
   if (history === undefined) return;
   await deps.store.putResponseHistory({ ...history, id: jobId, upstream: history.upstream ?? answerId });
@@ -278,7 +281,7 @@ async function aliasHistory(deps: Deps, jobId: string, answerId: string): Promis
 
 /** What a poll, cancel or other route of a job needs. */
 export interface JobPoll {
-  deps: Deps;
+  deps: JobDeps;
   input: SurfaceRequest;
   route: JobRoute;
   action: "retrieve" | "cancel" | "delete" | "input_items";
@@ -321,7 +324,7 @@ export async function answerJob(poll: JobPoll): Promise<Response> {
 }
 
 /** The job limits and run deadline of the policy version a job runs under (the defaults when it is no longer known). */
-function limitsOf(deps: Deps, ref: string): { job: JobLimits; deadlineSeconds: number } {
+function limitsOf(deps: JobDeps, ref: string): { job: JobLimits; deadlineSeconds: number } {
   try {
     const policy = deps.policies.resolve(ref).policy;
     return { job: jobLimitsOf(policy), deadlineSeconds: deadlineSecondsOf(policy) };
@@ -332,7 +335,7 @@ function limitsOf(deps: Deps, ref: string): { job: JobLimits; deadlineSeconds: n
 
 /** Ends an unfinished job whose runner went silent, or that is past its queue or run deadline, as `failed`. */
 async function settleStale(
-  deps: Deps,
+  deps: JobDeps,
   job: JobRecord,
   route: JobRoute,
   limits: JobLimits,
@@ -358,7 +361,7 @@ async function settleStale(
 }
 
 /** Cancels a job: a queued one at once; a running one by aborting its call, here or (at its next beat) elsewhere. */
-async function cancelJob(deps: Deps, job: JobRecord, route: JobRoute): Promise<JobRecord> {
+async function cancelJob(deps: JobDeps, job: JobRecord, route: JobRoute): Promise<JobRecord> {
   if (terminal.includes(job.state)) return job;
   const now = deps.now().getTime();
   const cancelled = await deps.store.updateJob(job.id, ["queued"], {

@@ -1,15 +1,18 @@
-import type { Deps } from "../deps.js";
+import type { DepsOf } from "../deps.js";
 import { upstreamErrorMessages } from "../errors/error-classes.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { JsonObject } from "../json/json-object.js";
-import type { CachedPrefixRecord } from "../store/store.js";
+import type { CachedPrefixRecord, CachedPrefixStore, SecretStore } from "../store/store.js";
 import type { CachedPrefixList } from "../surfaces/surface.js";
 import { presentedCredentials } from "./authorize-call.js";
 import { principalOf } from "./principal.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
+/** What telling a caller's cached prefixes uses of the gateway: the store's cached prefixes and secret. */
+type OwnerDeps = DepsOf<CachedPrefixStore & SecretStore>;
+
 /** The principal of a provider call: the keyed hash of the first credential its client presents. */
-export function principalOfCall(deps: Deps, call: UpstreamCall): Promise<string> {
+export function principalOfCall(deps: OwnerDeps, call: UpstreamCall): Promise<string> {
   return principalOf(deps.store, presentedCredentials(call.surface, call.request.headers, call.url)[0]);
 }
 
@@ -17,7 +20,7 @@ export function principalOfCall(deps: Deps, call: UpstreamCall): Promise<string>
  * Whether the gateway is the boundary between callers' cached prefixes: with gateway keys, where every caller
  * reaches the provider with the one server-held key. In pass-through the caller's own provider key is.
  */
-export function gatewayGuardsPrefixes(deps: Deps): boolean {
+export function gatewayGuardsPrefixes(deps: OwnerDeps): boolean {
   return deps.config.gatewayKeys.length > 0;
 }
 
@@ -26,7 +29,7 @@ export function gatewayGuardsPrefixes(deps: Deps): boolean {
  * another principal's or kept before records had a principal (no one's), alike.
  */
 export async function ownCachedPrefix(
-  deps: Deps,
+  deps: OwnerDeps,
   call: UpstreamCall,
   name: string,
   now: number,
@@ -44,7 +47,11 @@ function ownRecord(record: CachedPrefixRecord | undefined, principal: string): C
  * so a caller cannot tell another's name from one that never was. In pass-through the provider judges the
  * caller's own key.
  */
-export async function checkOwnPrefixRoute(deps: Deps, call: UpstreamCall, name: string | undefined): Promise<void> {
+export async function checkOwnPrefixRoute(
+  deps: OwnerDeps,
+  call: UpstreamCall,
+  name: string | undefined,
+): Promise<void> {
   if (!gatewayGuardsPrefixes(deps)) return;
   const own = name === undefined ? undefined : await ownCachedPrefix(deps, call, name, deps.now().getTime());
   if (own === undefined) throw new GatewayError("NOT_FOUND", 404, upstreamErrorMessages.NOT_FOUND);
@@ -61,7 +68,7 @@ const maxListPages = 10;
  * list goes as it came.
  */
 export async function ownPrefixList(
-  deps: Deps,
+  deps: OwnerDeps,
   call: UpstreamCall,
   first: JsonObject,
   reading: CachedPrefixList,

@@ -1,9 +1,13 @@
-import type { Deps } from "../deps.js";
+import type { DepsOf } from "../deps.js";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { citationsOf, type PolicyVersion } from "../policy/policy.js";
 import { callerOf } from "../sessions/session-turn.js";
+import type { KeptStore, SecretStore } from "../store/store.js";
 import type { SurfaceRequest } from "./surface-request.js";
 import type { CitationCheck } from "./validate-answer-body.js";
+
+/** What a call's source index uses of the gateway: the store's kept sources and secret. */
+type SourceDeps = DepsOf<KeptStore & SecretStore>;
 
 /** A source index id, as `PUT /promptgate/window/sources/{id}` takes it: short, and safe to repeat in a message. */
 export const sourceIndexId = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -14,7 +18,7 @@ export const sourceIndexId = /^[A-Za-z0-9_.-]{1,64}$/;
  * stream, whose answer goes out as it arrives and so cannot lose a citation before the client sees it.
  */
 export async function citationCheckOf(
-  deps: Deps,
+  deps: SourceDeps,
   input: SurfaceRequest,
   policy: PolicyVersion,
   stream: boolean,

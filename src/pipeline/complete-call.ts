@@ -1,15 +1,19 @@
-import type { Deps } from "../deps.js";
+import type { DepsOf } from "../deps.js";
 import { policyNameOf } from "../policy/policy.js";
 import { callLogLine } from "../record/call-log-line.js";
 import type { CallRecord } from "../record/call-record.js";
+import type { CaseFreezeStore } from "../store/store.js";
 import { logInternalError, writeLog } from "./write-log.js";
+
+/** What keeping a record uses of the gateway: the store's case freezes (a case's invalid answers). */
+type RecordDeps = DepsOf<CaseFreezeStore>;
 
 /**
  * Ends a call: appends its record and writes its one log line, timed from the record's arrival
  * time. Resolves once the record is kept, so that a client never holds an answer whose record a
  * crash right after could lose; the log line and the metrics are handed to `afterAnswer`.
  */
-export async function completeCall(deps: Deps, record: CallRecord): Promise<void> {
+export async function completeCall(deps: RecordDeps, record: CallRecord): Promise<void> {
   const kept = deps.recordCall(record);
   const counted = invalidAnswerOfCase(record) ? countInvalidAnswer(deps, record) : undefined;
   if (deps.log !== undefined || deps.metrics !== undefined) {
@@ -29,7 +33,7 @@ export async function completeCall(deps: Deps, record: CallRecord): Promise<void
 }
 
 /** Adds a call to the runtime's metrics; a metric that fails is logged, and the call goes on. */
-function observe(deps: Deps, record: CallRecord, duration: number): void {
+function observe(deps: RecordDeps, record: CallRecord, duration: number): void {
   try {
     deps.metrics?.observe(record, duration);
   } catch (cause) {
@@ -50,7 +54,7 @@ function invalidAnswerOfCase(record: CallRecord): boolean {
 }
 
 /** Counts a case's invalid answer for its policy's cap; a failure to count is logged, and the call's answer stands. */
-async function countInvalidAnswer(deps: Deps, record: CallRecord): Promise<void> {
+async function countInvalidAnswer(deps: RecordDeps, record: CallRecord): Promise<void> {
   try {
     await deps.store.addInvalidAnswer(record.case as string, policyNameOf(record.policy as string));
   } catch (cause) {

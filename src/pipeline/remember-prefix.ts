@@ -1,14 +1,18 @@
-import type { Deps } from "../deps.js";
+import type { DepsOf } from "../deps.js";
 import type { PromptSize } from "../errors/prompt-size.js";
 import { embeddedJsonObjects } from "../json/embedded-json.js";
 import type { JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { type LogicalCall, textString } from "../logical-call.js";
 import { type AnsweredTurn, keepTurn } from "../sessions/session-turn.js";
+import type { CachedPrefixStore, ResponseHistoryStore, SecretStore, SessionStore } from "../store/store.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
 import { principalOfCall } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import type { UpstreamCall } from "./upstream-call.js";
+
+/** What remembering an answer uses of the gateway: the store's cached prefixes, response histories, sessions and secret. */
+type PrefixDeps = DepsOf<CachedPrefixStore & ResponseHistoryStore & SessionStore & SecretStore>;
 
 /** A call as it was measured: what a created prefix is recorded from. */
 export interface MeasuredCall {
@@ -30,7 +34,7 @@ const maxSchemaHashes = 512;
  * later call that refers to the prefix finds it unknown, which its policy's unknown-prefix rule covers.
  */
 export async function rememberAnswer(
-  deps: Deps,
+  deps: PrefixDeps,
   readEffect: PrefixEffectReader | undefined,
   answer: { response: JsonObject; path: string; measured: MeasuredCall | undefined },
   recorder: CallRecorder,
@@ -51,7 +55,7 @@ export async function rememberAnswer(
  * session (see `keepTurn`).
  */
 async function rememberPrefix(
-  deps: Deps,
+  deps: PrefixDeps,
   effect: PrefixEffect,
   measured: MeasuredCall | undefined,
   response: JsonObject,

@@ -1,14 +1,18 @@
-import type { Deps } from "../deps.js";
+import type { DepsOf } from "../deps.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { isPinnedRef } from "../policy/policy-registry.js";
+import type { CaseFreezeStore, PolicyVersionStore } from "../store/store.js";
+
+/** What resolving a call's policy uses of the gateway: the store's policy versions and case freezes. */
+type PolicyDeps = DepsOf<PolicyVersionStore & CaseFreezeStore>;
 
 /**
  * The version the URL names, or the default policy's current one. A pinned version this process
  * does not know may have been stored since it started, by another gateway on the same store (or a
  * restart of this one with a changed file), so it is looked up in the store once more.
  */
-export async function requestedPolicy(deps: Deps, policyRef: string | undefined): Promise<PolicyVersion> {
+export async function requestedPolicy(deps: PolicyDeps, policyRef: string | undefined): Promise<PolicyVersion> {
   const ref = policyRef ?? deps.config.defaultPolicy;
   try {
     return deps.policies.resolve(ref);
@@ -32,7 +36,7 @@ export interface CasePolicy {
  * explicitly pinned other version is a `409 POLICY_MISMATCH`.
  */
 export async function casePolicy(
-  deps: Deps,
+  deps: PolicyDeps,
   requested: PolicyVersion,
   policyRef: string | undefined,
   caseId: string | undefined,

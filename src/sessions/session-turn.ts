@@ -1,4 +1,4 @@
-import type { Deps } from "../deps.js";
+import type { DepsOf } from "../deps.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import type { PromptSize } from "../errors/prompt-size.js";
 import type { AbortNotice } from "../http/abort-notice.js";
@@ -9,11 +9,20 @@ import type { Recorder } from "../pipeline/call-recorder.js";
 import { principalOf } from "../pipeline/principal.js";
 import type { SurfaceRequest } from "../pipeline/surface-request.js";
 import { deadlineSecondsOf, type PolicyVersion, sessionLimitsOf } from "../policy/policy.js";
-import type { ResponseHistoryRecord, SessionRecord } from "../store/store.js";
+import type {
+  ResponseHistoryRecord,
+  ResponseHistoryStore,
+  SecretStore,
+  SessionRecord,
+  SessionStore,
+} from "../store/store.js";
 import type { SessionRoute } from "../surfaces/surface.js";
 
+/** What sessions use of the gateway: the store's sessions, response histories and secret. */
+type SessionDeps = DepsOf<SessionStore & ResponseHistoryStore & SecretStore>;
+
 /** The principal of a request: the keyed hash of the first credential it presents. */
-export function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {
+export function callerOf(deps: DepsOf<SecretStore>, input: SurfaceRequest): Promise<string> {
   const credential = presentedCredentials(input.surface, input.request.headers, new URL(input.request.url))[0];
   return principalOf(deps.store, credential);
 }
@@ -24,7 +33,7 @@ export function callerOf(deps: Deps, input: SurfaceRequest): Promise<string> {
  * is the provider's to judge in pass-through, where the caller's own key goes there; with gateway keys, where every
  * caller shares the provider key, it is 404 too.
  */
-export async function ownStoredResponse(deps: Deps, input: SurfaceRequest, id: string): Promise<void> {
+export async function ownStoredResponse(deps: SessionDeps, input: SurfaceRequest, id: string): Promise<void> {
   const history = await deps.store.getResponseHistory(id, deps.now().getTime());
   const session = history?.session === undefined ? undefined : await deps.store.getSession(history.session);
   const mine =
@@ -85,7 +94,7 @@ const pollMs = 25;
  * (the provider keeps none), the whole history goes into the body in place of the previous response's id.
  */
 export async function openSessionTurn(
-  deps: Deps,
+  deps: SessionDeps,
   input: SurfaceRequest,
   route: SessionRoute,
   body: JsonObject,
@@ -179,7 +188,7 @@ function pinnedSettings(session: SessionRecord, requested: SessionSettings): Ses
 
 /** A selection change (the policy version, or the model table's entry for the session's model) ends a session. */
 function selectionUnchanged(
-  deps: Deps,
+  deps: SessionDeps,
   session: SessionRecord,
   policy: PolicyVersion,
   model: string | undefined,
@@ -200,7 +209,7 @@ function selectionUnchanged(
 }
 
 /** The model table's entry for a model as canonical JSON: what a selection change is measured against. */
-export function selectionOf(deps: Deps, model: string | undefined): string {
+export function selectionOf(deps: SessionDeps, model: string | undefined): string {
   return model === undefined ? "" : canonicalJson(deps.models.resolve(model));
 }
 
@@ -221,7 +230,7 @@ function sessionError(code: "SESSION_NOT_FOUND" | "SESSION_EXPIRED", id: string)
  * frees the session.
  */
 async function claimTurn(
-  deps: Deps,
+  deps: SessionDeps,
   session: SessionRecord,
   holder: string,
   { queueSeconds, holdSeconds }: { queueSeconds: number; holdSeconds: number },
@@ -244,7 +253,7 @@ async function claimTurn(
 }
 
 /** The held history a turn continues: the items of every turn of its chain, oldest first. */
-async function heldHistory(deps: Deps, last: ResponseHistoryRecord, now: number): Promise<unknown[]> {
+async function heldHistory(deps: SessionDeps, last: ResponseHistoryRecord, now: number): Promise<unknown[]> {
   const turns: unknown[][] = [];
   let record = last;
   for (;;) {
@@ -297,7 +306,7 @@ export type StoredHistory = Pick<ResponseHistoryRecord, "id" | "chars" | "output
  * it ran with become the session's, the model that answered among them), a later one notes its time; the response says which session and response it
  * continues and, where the gateway holds the history, carries this turn's input and output items.
  */
-export async function keepTurn(deps: Deps, answered: AnsweredTurn, stored: StoredHistory, answer: JsonObject) {
+export async function keepTurn(deps: SessionDeps, answered: AnsweredTurn, stored: StoredHistory, answer: JsonObject) {
   const { turn } = answered;
   const now = deps.now().getTime();
   const held = turn.session?.held ?? answered.translated;
