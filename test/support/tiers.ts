@@ -8,7 +8,7 @@ import { dirname, join, relative } from "node:path";
  * - `property`: oracles, fuzzing and differential suites, whose worth is their number of runs.
  * - `system`: what needs a system beside Node: PostgreSQL, Chromium, a cluster of processes, the packed package.
  * (The workerd suite and the wrangler smoke test are `system` too, with configurations of their own.)
- * A unit test that needs more than a few seconds belongs to another tier: the unit project's timeout says so.
+ * A unit test that needs more than a few seconds belongs to another tier; the unit project's timeout (10 s) enforces it.
  */
 export type Tier = "unit" | "e2e" | "property" | "system";
 
