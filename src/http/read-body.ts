@@ -1,6 +1,6 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
-import { maxNumberLiteral } from "../json/json-tape.js";
+import { maxNumberLiteral } from "../json/tape-scan.js";
 import { auditJsonText, duplicateKeyError } from "./audit-json-text.js";
 
 // ignoreBOM: false is the default, spelled out because the Workers runtime's types require the member.
@@ -10,7 +10,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 export type BodyReader = (limit: number) => Promise<Uint8Array<ArrayBuffer>>;
 
 /** The refusal of a body over the gateway's limit of `limit` bytes. */
-export function tooLarge(limit: number): GatewayError {
+function tooLarge(limit: number): GatewayError {
   return new GatewayError("PAYLOAD_TOO_LARGE", 413, `The request body exceeds the gateway's limit of ${limit} bytes.`);
 }
 

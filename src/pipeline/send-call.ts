@@ -82,7 +82,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   let entry: ModelEntry | undefined;
   try {
     schema = namedSchema(deps.schemas, input.request.headers.get("x-promptgate-schema"));
-    parsed = parseCall(endpoint, clientBytes, input.path, policy);
+    parsed = parseCall(endpoint, clientBytes, input.path, policy, deps.jsonScanner);
     // Before the checks, so that a call they refuse still names its model.
     record.model = parsed.call.model;
     noteFields(record, parsed.call);
@@ -94,7 +94,7 @@ export async function sendCall(measured: MeasuredCall): Promise<FinishedAnswer> 
   }
   /** Goes on with another body than the client's: measured and sent as it is. */
   const reparse = (body: JsonObject) => {
-    parsed = parseCall(endpoint, encoder.encode(JSON.stringify(body)), input.path, policy);
+    parsed = parseCall(endpoint, encoder.encode(JSON.stringify(body)), input.path, policy, deps.jsonScanner);
     record.model = parsed.call.model;
     noteFields(record, parsed.call);
     entry = parsed.call.model === undefined ? undefined : deps.models.resolve(parsed.call.model);

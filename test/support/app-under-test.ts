@@ -2,6 +2,7 @@ import { createApp } from "../../src/app.js";
 import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
+import { JsonScanner } from "../../src/json/json-scanner.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
@@ -28,6 +29,7 @@ export async function appUnderTest(
     policies: await identifyPolicies(bundledPolicies),
     models: modelTableOf(modelTable, surfaceNames),
     transport: fetchTransport(upstream),
+    jsonScanner: new JsonScanner(),
     schemas: new Map(),
     store,
     recordCall: async (record) => void records.push(record),

@@ -1,0 +1,47 @@
+/**
+ * A JSON body read in one pass over its UTF-8 bytes, without decoding it into a string or parsing
+ * it into objects: a tape of its values in document order, each with its byte range, the index
+ * after its subtree, and what measurement needs of it: a string's code points, and every value's
+ * code points as compact JSON (what `JSON.stringify` of its parsed value would write).
+ * See json-scanner.ts for what makes one, and tape-values.ts, tape-text.ts and lazy-object.ts for its readers.
+ */
+
+/** The kinds of values on a tape. */
+export const TapeKind = { Object: 0, Array: 1, String: 2, Number: 3, True: 4, False: 5, Null: 6 } as const;
+export type TapeKind = (typeof TapeKind)[keyof typeof TapeKind];
+
+/** The columns of a tape: one entry per token. */
+export interface TapeColumns {
+  kind: Uint8Array;
+  /** Byte offset of the token's first byte (a string's opening quote). */
+  start: Int32Array;
+  /** Byte offset just past the token (a container's closing bracket, a string's closing quote). */
+  end: Int32Array;
+  /** The index of the token after this value and its subtree. */
+  next: Int32Array;
+  /** A string's code points (decoded); a container's members or items. */
+  size: Int32Array;
+  /** Code points of the value's compact JSON (`JSON.stringify` of the parsed value). */
+  compact: Int32Array;
+  /** `escapeFlag` when a string holds an escape, `wideFlag` when it holds a byte past ASCII. */
+  flags: Uint8Array;
+}
+
+/** A body read into a tape. Token 0 is the top-level object. */
+export interface Tape extends TapeColumns {
+  bytes: Uint8Array;
+  /** Tokens on the tape. */
+  count: number;
+  /** Code points by which number literals are written longer than their values' compact JSON. */
+  numberExcess: number;
+  /** Member names decoded so far, by token index (see `keyOf`). */
+  keys: Map<number, string>;
+}
+
+/** A string token's flag: it holds an escape. */
+export const escapeFlag = 1;
+/** A string token's flag: it holds a byte past ASCII. */
+export const wideFlag = 2;
+
+export const quote = 0x22;
+export const backslash = 0x5c;
