@@ -1,3 +1,4 @@
+import { RecurringValues } from "./recurring-values.js";
 import type { Tape } from "./tape.js";
 import { ColumnSlab } from "./tape-columns.js";
 import { TapeScan, tooManyTokens } from "./tape-scan.js";
@@ -7,7 +8,8 @@ export type Utf8Check = (bytes: Uint8Array) => boolean;
 
 /**
  * Reads JSON bodies into tapes (see tape.ts). One per app or runtime: it holds the slab its short tapes' columns are
- * cut from (see `ColumnSlab`) and the runtime's UTF-8 check, if any.
+ * cut from (see `ColumnSlab`), the values that recur from call to call (see `RecurringValues`; each tape it makes
+ * holds them), and the runtime's UTF-8 check, if any.
  *
  * The scanner accepts only what it is sure of: valid UTF-8, valid JSON (the grammar `JSON.parse`
  * takes), a top-level object, nesting no deeper than the limit, and no key twice in one object.
@@ -16,6 +18,7 @@ export type Utf8Check = (bytes: Uint8Array) => boolean;
  */
 export class JsonScanner {
   readonly #slab = new ColumnSlab();
+  readonly #recurring = new RecurringValues();
   readonly #utf8Check: Utf8Check | undefined;
 
   /**
@@ -50,6 +53,7 @@ export class JsonScanner {
     // Named one by one: a spread of the columns made this return a tenth of a short call's scan.
     const { kind, start, end, next, size, compact, flags } = scanner.columns;
     const { count, numberExcess, keys } = scanner;
-    return { kind, start, end, next, size, compact, flags, bytes, count, numberExcess, keys };
+    const recurring = this.#recurring;
+    return { kind, start, end, next, size, compact, flags, bytes, count, numberExcess, keys, recurring };
   }
 }

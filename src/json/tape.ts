@@ -1,3 +1,5 @@
+import type { RecurringValues } from "./recurring-values.js";
+
 /**
  * A JSON body read in one pass over its UTF-8 bytes, without decoding it into a string or parsing
  * it into objects: a tape of its values in document order, each with its byte range, the index
@@ -36,6 +38,8 @@ export interface Tape extends TapeColumns {
   numberExcess: number;
   /** Member names decoded so far, by token index (see `keyOf`). */
   keys: Map<number, string>;
+  /** The recurring values of the scanner that made it (see `recurringValue`). */
+  recurring: RecurringValues;
 }
 
 /** A string token's flag: it holds an escape. */

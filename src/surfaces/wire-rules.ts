@@ -1,6 +1,7 @@
 import { invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { memberPath } from "../json/member-path.js";
+import { recurringValue } from "../json/recurring-values.js";
 import { type Tape, TapeKind } from "../json/tape.js";
 import { TapeText } from "../json/tape-text.js";
 import { keyOf, memberToken, tapeString, tapeValue } from "../json/tape-values.js";
@@ -134,7 +135,7 @@ export const json: Rule = withTape(
   },
   (tape, at, path, walk, key) => {
     if (absent(tape, at)) return;
-    if (walk.section === "tools") walk.call.tools.push(tapeValue(tape, at));
+    if (walk.section === "tools") walk.call.tools.push(recurringValue(tape, at));
     else if (tape.kind[at] === TapeKind.String) textsOf(walk).push(new TapeText(tape, at));
     else json(valueAt(tape, at), path, walk, key);
   },
@@ -429,7 +430,7 @@ export const responseSchema: Rule = withTape(
     call.responseSchema = optionalObject(value, path);
   }),
   (tape, at, path, walk, key) => {
-    if (at >= 0 && tape.kind[at] === TapeKind.Object) walk.call.responseSchema = tapeValue(tape, at);
+    if (at >= 0 && tape.kind[at] === TapeKind.Object) walk.call.responseSchema = recurringValue(tape, at);
     else responseSchema(valueAt(tape, at), path, walk, key);
   },
 );
