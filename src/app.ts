@@ -7,7 +7,7 @@ import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { type AbortNotice, clientNoticeOf } from "./http/abort-notice.js";
 import { browserAccess } from "./http/cors.js";
-import { type BodyReader, readCappedBody } from "./http/read-body.js";
+import { type BodyReader, bodyReaderOf } from "./http/read-body.js";
 import type { RouteEnv } from "./http/route-env.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
 import { handleSurfaceRequest } from "./pipeline/handle-surface-request.js";
@@ -94,7 +94,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<RouteEnv> 
     const route = (c: Context<RouteEnv>) =>
       routeToSurface(deps, surface, c.req.raw, {
         client: clientNoticeOf(c.env, c.req.raw),
-        body: (limit) => readCappedBody(c.req.raw, limit),
+        body: bodyReaderOf(c.env, c.req.raw),
         ref: c.get("ref"),
       });
     app.all(`${surface.mount}/*`, route);

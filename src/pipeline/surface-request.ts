@@ -9,7 +9,7 @@ export interface SurfaceRequest {
   request: Request;
   /** Aborts when the client goes away: the runtime's notice, else the request's signal (see `clientNoticeOf`). */
   client: AbortNotice;
-  /** Reads the request's body, capped at the limit it is given (see `readCappedBody`). */
+  /** Reads the request's body: the runtime's reader, else the request's own (see `bodyReaderOf`). */
   body: BodyReader;
   /** The request's URL, parsed once. */
   url: URL;

@@ -2,15 +2,15 @@ import type { Context } from "hono";
 import type { Deps } from "../deps.js";
 import { invalidRequest } from "../errors/gateway-error.js";
 import { bearerToken } from "../http/keys.js";
-import { parseJsonBody, readCappedBody } from "../http/read-body.js";
+import { bodyReaderOf, parseJsonBody } from "../http/read-body.js";
 import type { RouteEnv } from "../http/route-env.js";
 import type { JsonObject } from "../json/json-object.js";
 import { principalOf } from "../pipeline/principal.js";
 import { isPageSize, maxPageChars, minPageChars } from "../window/fragment.js";
 
-/** A window route's JSON body, read as every request's body is (see `readCappedBody`). */
+/** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */
 export async function jsonBodyOf(deps: Deps, c: Context<RouteEnv>): Promise<JsonObject> {
-  return parseJsonBody(await readCappedBody(c.req.raw, deps.config.maxBodyBytes)).body;
+  return parseJsonBody(await bodyReaderOf(c.env, c.req.raw)(deps.config.maxBodyBytes)).body;
 }
 
 /** A page size as asked for (a body member or a query parameter), checked. */

@@ -246,7 +246,7 @@ export async function startNodeGateway(
     hostname: config.host,
     serverOptions: serverOptions(config.server),
     fetch: (request, env) => {
-      const answer = app.fetch(request, clientEnv(env as HttpBindings));
+      const answer = app.fetch(request, clientEnv(request, env as HttpBindings));
       return answer instanceof Promise ? work.track(answer) : answer;
     },
   }) as Server;
