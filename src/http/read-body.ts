@@ -23,7 +23,7 @@ export function bodyReaderOf(env: unknown, request: Request): BodyReader {
 }
 
 /** The refusal of a body over the gateway's limit of `limit` bytes. */
-function tooLarge(limit: number): GatewayError {
+export function tooLarge(limit: number): GatewayError {
   return new GatewayError("PAYLOAD_TOO_LARGE", 413, `The request body exceeds the gateway's limit of ${limit} bytes.`);
 }
 
