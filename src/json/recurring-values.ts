@@ -1,3 +1,4 @@
+import { bytesHash, sameBytes } from "./bytes-hash.js";
 import { decoder } from "./decode-text.js";
 import { type Tape, TapeKind } from "./tape.js";
 import { tapeValue } from "./tape-values.js";
@@ -42,6 +43,24 @@ export class RecurringValues {
     ) {
       return tapeValue(tape, index);
     }
+    // In a value copied from a kept one, the same token holds the same bytes: its value is kept there too, and found
+    // again without hashing them.
+    for (const { first, segment } of tape.copied) {
+      const token = index - first;
+      if (token < 0 || token >= segment.columns.kind.length) continue;
+      let value = segment.values.get(token);
+      if (value === undefined) {
+        value = this.#hashedValue(tape, start, end);
+        segment.values.set(token, value);
+      }
+      return value;
+    }
+    return this.#hashedValue(tape, start, end);
+  }
+
+  /** The value of the bytes of `tape` from `start` to `end`, found by their hash. */
+  #hashedValue(tape: Tape, start: number, end: number): unknown {
+    const length = end - start;
     const hash = bytesHash(tape.bytes, start, end);
     const entries = this.#entries;
     let entry = entries.get(hash);
@@ -79,39 +98,4 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-/** Whether `kept` holds the bytes of `bytes` from `start` to `end`, four at a time where both fall alike on words. */
-function sameBytes(kept: Uint8Array, bytes: Uint8Array, start: number, end: number): boolean {
-  const length = end - start;
-  if (kept.length !== length) return false;
-  let at = 0;
-  const offset = bytes.byteOffset + start;
-  if (((offset - kept.byteOffset) & 3) === 0) {
-    for (; ((offset + at) & 3) !== 0 && at < length; at++) if (kept[at] !== bytes[start + at]) return false;
-    const words = (length - at) >> 2;
-    const left = new Uint32Array(kept.buffer, kept.byteOffset + at, words);
-    const right = new Uint32Array(bytes.buffer, offset + at, words);
-    for (let word = 0; word < words; word++) if (left[word] !== right[word]) return false;
-    at += words << 2;
-  }
-  for (; at < length; at++) if (kept[at] !== bytes[start + at]) return false;
-  return true;
-}
-
-/** FNV-1a in four lanes (a byte each, combined at the end), about three times the speed of one lane. */
-function bytesHash(bytes: Uint8Array, start: number, end: number): number {
-  let a = 0x811c9dc5 | 0;
-  let b = a;
-  let c = a;
-  let d = a;
-  let at = start;
-  for (; at + 3 < end; at += 4) {
-    a = Math.imul(a ^ (bytes[at] as number), 16777619);
-    b = Math.imul(b ^ (bytes[at + 1] as number), 16777619);
-    c = Math.imul(c ^ (bytes[at + 2] as number), 16777619);
-    d = Math.imul(d ^ (bytes[at + 3] as number), 16777619);
-  }
-  for (; at < end; at++) a = Math.imul(a ^ (bytes[at] as number), 16777619);
-  return (a ^ Math.imul(b, 3) ^ Math.imul(c, 5) ^ Math.imul(d, 7) ^ (end - start)) >>> 0;
 }

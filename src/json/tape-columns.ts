@@ -35,15 +35,25 @@ export class ColumnSlab {
       // The next columns start on an 8-byte boundary, as their 4-byte columns need.
       this.#used += (bytes + 7) & ~7;
     }
-    const int32 = (column: number) => new Int32Array(buffer, offset + column * capacity * 4, capacity);
-    return {
-      start: int32(0),
-      end: int32(1),
-      next: int32(2),
-      size: int32(3),
-      compact: int32(4),
-      kind: new Uint8Array(buffer, offset + capacity * 20, capacity),
-      flags: new Uint8Array(buffer, offset + capacity * 21, capacity),
-    };
+    return columnsIn(buffer, offset, capacity);
   }
+}
+
+/** The columns of `capacity` tokens in memory of their own: a kept value's, which outlive any call (see kept-segments.ts). */
+export function ownColumns(capacity: number): TapeColumns {
+  return columnsIn(new ArrayBuffer(capacity * tokenBytes), 0, capacity);
+}
+
+/** The columns of `capacity` tokens laid out in `buffer` from `offset` (a multiple of 8). */
+function columnsIn(buffer: ArrayBuffer, offset: number, capacity: number): TapeColumns {
+  const int32 = (column: number) => new Int32Array(buffer, offset + column * capacity * 4, capacity);
+  return {
+    start: int32(0),
+    end: int32(1),
+    next: int32(2),
+    size: int32(3),
+    compact: int32(4),
+    kind: new Uint8Array(buffer, offset + capacity * 20, capacity),
+    flags: new Uint8Array(buffer, offset + capacity * 21, capacity),
+  };
 }

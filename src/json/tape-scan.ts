@@ -1,4 +1,5 @@
 import { decodedKey } from "./decode-text.js";
+import { type Copied, type KeptSegments, moveTokens, type Segment, segmentLimits } from "./kept-segments.js";
 import { escapedLength, hex4, utf8Width } from "./string-bytes.js";
 import { backslash, escapeFlag, quote, type TapeColumns, TapeKind, wideFlag } from "./tape.js";
 import type { ColumnSlab } from "./tape-columns.js";
@@ -35,17 +36,23 @@ export class TapeScan implements RunCount {
   continuations = 0;
   /** The bytes as 32-bit words, when their offset lets them be read so. */
   readonly words: Uint32Array | undefined;
+  /** The values copied from kept ones (see `KeptSegments`), by their first token, in tape order. */
+  readonly copied: Copied[] = [];
+  /** The deepest nesting met so far (a kept value's depth, see `topMember`). */
+  #deepest = 0;
   readonly #slab: ColumnSlab;
+  readonly #segments: KeptSegments;
   readonly #maxDepth: number;
   /** Whether the body's UTF-8 is checked already (see `JsonScanner`). */
   readonly #checkedUtf8: boolean;
 
-  constructor(bytes: Uint8Array, slab: ColumnSlab, maxDepth: number, checkedUtf8: boolean) {
+  constructor(bytes: Uint8Array, slab: ColumnSlab, segments: KeptSegments, maxDepth: number, checkedUtf8: boolean) {
     this.bytes = bytes;
     this.length = bytes.length;
     this.words =
       bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2) : undefined;
     this.#slab = slab;
+    this.#segments = segments;
     this.#maxDepth = maxDepth;
     this.#checkedUtf8 = checkedUtf8;
     // About one token per 32 bytes, as in a call of text and a schema; a body denser in tokens grows its tape.
@@ -249,6 +256,7 @@ export class TapeScan implements RunCount {
 
   array(depth: number): boolean {
     if (depth > this.#maxDepth) return false;
+    if (depth > this.#deepest) this.#deepest = depth;
     const index = this.token(TapeKind.Array, this.at);
     this.at++;
     let items = 0;
@@ -277,6 +285,7 @@ export class TapeScan implements RunCount {
 
   object(depth: number): boolean {
     if (depth > this.#maxDepth) return false;
+    if (depth > this.#deepest) this.#deepest = depth;
     const bytes = this.bytes;
     const index = this.token(TapeKind.Object, this.at);
     this.at++;
@@ -312,7 +321,7 @@ export class TapeScan implements RunCount {
         if (bytes[this.at] !== 0x3a) return false;
         this.at++;
         const value = this.count;
-        if (!this.value(depth)) return false;
+        if (!(depth === 1 ? this.topMember() : this.value(depth))) return false;
         compact +=
           (this.columns.compact[key] as number) + 1 + (this.columns.compact[value] as number) + (members === 0 ? 0 : 1);
         members++;
@@ -328,6 +337,49 @@ export class TapeScan implements RunCount {
     this.columns.size[index] = members;
     this.columns.compact[index] = compact;
     return true;
+  }
+
+  /**
+   * The value of a member of the top-level object: where it is an object or array whose bytes were scanned before
+   * (a response schema, tool declarations), its tokens are copied from then (see `Segment`) instead of scanned again.
+   */
+  topMember(): boolean {
+    this.skipSpace();
+    const bytes = this.bytes;
+    const at = this.at;
+    const open = bytes[at];
+    if ((open !== 0x7b && open !== 0x5b) || this.length - at < segmentLimits.minBytes) return this.value(1);
+    const segments = this.#segments;
+    const prefix = segments.prefixOf(bytes, at);
+    const segment = segments.find(bytes, at, prefix, this.#maxDepth);
+    if (segment !== undefined) {
+      this.copy(segment, at);
+      return true;
+    }
+    const first = this.count;
+    const deepest = this.#deepest;
+    const numberExcess = this.numberExcess;
+    this.#deepest = 0;
+    if (!this.value(1)) return false;
+    const depth = this.#deepest - 1;
+    this.#deepest = Math.max(deepest, this.#deepest);
+    segments.sighted(bytes, this.columns, prefix, first, this.count, at, this.at, {
+      depth,
+      numberExcess: this.numberExcess - numberExcess,
+    });
+    return true;
+  }
+
+  /** Appends the tokens of `segment`, whose bytes stand at `at`. */
+  copy(segment: Segment, at: number): void {
+    const tokens = segment.columns.kind.length;
+    while (this.count + tokens > this.columns.kind.length) this.grow();
+    const first = this.count;
+    moveTokens(segment.columns, 0, this.columns, first, tokens, at);
+    this.count += tokens;
+    this.at = at + segment.bytes.length;
+    this.numberExcess += segment.numberExcess;
+    this.copied.push({ first, segment });
   }
 
   /** Whether two key tokens name the same key: without escapes, exactly when their bytes are equal (UTF-8 is checked canonical). */

@@ -1,3 +1,4 @@
+import type { Copied } from "./kept-segments.js";
 import type { RecurringValues } from "./recurring-values.js";
 
 /**
@@ -38,6 +39,8 @@ export interface Tape extends TapeColumns {
   numberExcess: number;
   /** Member names decoded so far, by token index (see `keyOf`). */
   keys: Map<number, string>;
+  /** The values copied from kept ones (see `Segment`), by their first token, in tape order. */
+  copied: readonly Copied[];
   /** The recurring values of the scanner that made it (see `recurringValue`). */
   recurring: RecurringValues;
 }
