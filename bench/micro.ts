@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { createApp } from "../src/app.js";
 import { nestsDeeperThan } from "../src/http/read-body.js";
-import { useUtf8Check } from "../src/json/json-tape.js";
+import { JsonScanner } from "../src/json/json-scanner.js";
 import { type ParsedCall, parseCall, prepareCall } from "../src/pipeline/prepare-call.js";
 import { loadPolicies } from "../src/policy/load-policies.js";
 import type { PolicyVersion } from "../src/policy/policy.js";
@@ -133,7 +133,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   // Validation as the Node gateway validates (Ajv compiling; bench/validators.ts compares it with the other ways).
   useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
   // The scanner as the Node gateway runs it: with the body's UTF-8 checked natively.
-  useUtf8Check(isUtf8);
+  const scanner = new JsonScanner(isUtf8);
   const policy = await investigationPolicy();
   const endpoint = chatEndpoint();
   const results: MicroResult[] = [];
@@ -151,12 +151,12 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   ];
   const sizeTasks = sizes.flatMap(({ label, bytes, time, iterations }) => {
     const body = chatRequestOfBytes(bytes);
-    const parsed = parseCall(endpoint, body, path, policy);
+    const parsed = parseCall(endpoint, body, path, policy, scanner);
     const options = { time, iterations, bytes: body.byteLength };
     return [
       {
         name: `parseCall + measure, ${label} request`,
-        task: () => measure(parseCall(endpoint, body, path, policy).call, context),
+        task: () => measure(parseCall(endpoint, body, path, policy, scanner).call, context),
         options,
       },
       {
@@ -203,7 +203,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
     await timed(
       "parseCall + prepareCall (both checks), realistic call",
       () => {
-        const parsed: ParsedCall = parseCall(endpoint, realistic, path, policy);
+        const parsed: ParsedCall = parseCall(endpoint, realistic, path, policy, scanner);
         return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix);
       },
       { bytes: realistic.byteLength },

@@ -1,4 +1,5 @@
 import type { Config } from "./config.js";
+import type { JsonScanner } from "./json/json-scanner.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallMetrics } from "./record/call-metrics.js";
@@ -26,6 +27,8 @@ export interface Deps {
   models: ModelTable;
   /** Every provider surface the gateway serves (src/surfaces/surfaces.ts): a call's own, and those the model table routes to. */
   surfaces: readonly Surface[];
+  /** Reads request bodies into tapes, made once per runtime (Node's checks UTF-8 natively first). */
+  jsonScanner: JsonScanner;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;
   /** Durable state: policy versions, case freezes, prefix sizes, call records. */

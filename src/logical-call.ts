@@ -49,7 +49,7 @@ export interface InlinePrefix {
 }
 
 /**
- * A text the gateway counted straight from the request's bytes (see src/json/json-tape.ts): its
+ * A text the gateway counted straight from the request's bytes (see src/json/tape.ts): its
  * code points are known, and its characters are decoded only if something reads them.
  */
 export interface CountedText {

@@ -1,6 +1,6 @@
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
-import { maxNumberLiteral } from "../json/json-tape.js";
+import { maxNumberLiteral } from "../json/tape-scan.js";
 import { auditJsonText, duplicateKeyError } from "./audit-json-text.js";
 import { givenByRuntime } from "./runtime-env.js";
 

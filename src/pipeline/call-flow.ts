@@ -306,7 +306,7 @@ export class CallFlow {
 
   /** Parses a body (the client's, or the one the call goes on with) and notes its model and fields. */
   #read(endpoint: MeasuredEndpoint, policy: PolicyVersion, bytes: Uint8Array<ArrayBuffer>): ReadCall {
-    const parsed = parseCall(endpoint, bytes, this.#input.path, policy);
+    const parsed = parseCall(endpoint, bytes, this.#input.path, policy, this.#deps.jsonScanner);
     this.#recorder.noteParsed(parsed.call);
     const model = parsed.call.model;
     return { parsed, entry: model === undefined ? undefined : this.#deps.models.resolve(model) };

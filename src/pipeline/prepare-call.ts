@@ -3,7 +3,9 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import { maxNestingDepth, parseJsonBody } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { JsonObject } from "../json/json-object.js";
-import { lazyObject, scanJson, type Tape } from "../json/json-tape.js";
+import type { JsonScanner } from "../json/json-scanner.js";
+import { lazyObject } from "../json/lazy-object.js";
+import type { Tape } from "../json/tape.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { ProviderTarget } from "../routing/route-call.js";
@@ -53,15 +55,16 @@ export const numberLiterals = "(number literals)";
  * fields its surface does not know, a call that carries one (except on a count route, which is
  * never refused) is INVALID_REQUEST naming its path. A body the scanner is sure of is measured
  * from its bytes, and parsed only if a later step reads it; any other is parsed, and the parser's
- * verdict stands.
+ * verdict stands. `scanner` is the runtime's (see `Deps.jsonScanner`).
  */
 export function parseCall(
   endpoint: MeasuredEndpoint,
   bytes: Uint8Array<ArrayBuffer>,
   path: string,
   policy: PolicyVersion,
+  scanner: JsonScanner,
 ): ParsedCall {
-  const tape = endpoint.readTape === undefined ? undefined : scanJson(bytes, maxNestingDepth);
+  const tape = endpoint.readTape === undefined ? undefined : scanner.scan(bytes, maxNestingDepth);
   let body: JsonObject | undefined;
   let call: LogicalCall;
   let numberExcess: number;

@@ -1,7 +1,7 @@
 import type { ErrorRecogniser } from "../errors/classify.js";
 import type { GatewayError } from "../errors/gateway-error.js";
 import type { JsonObject } from "../json/json-object.js";
-import type { Tape } from "../json/json-tape.js";
+import type { Tape } from "../json/tape.js";
 import type { CachedPrefixReference, LogicalCall } from "../logical-call.js";
 import type { Policy } from "../policy/policy.js";
 import type { RefusalText } from "../schema/schema-refusal.js";
@@ -115,7 +115,7 @@ export interface MeasuredEndpoint {
   /** Parses the wire body into the logical call; `path` is the route path below the surface's mount. */
   parse(body: JsonObject, path: string): LogicalCall;
   /**
-   * The same as `parse`, reading the body from its bytes scanned into a tape (src/json/json-tape.ts)
+   * The same as `parse`, reading the body from its bytes scanned into a tape (src/json/tape.ts)
    * without parsing it; absent, the body is parsed.
    */
   readTape?(tape: Tape, path: string): LogicalCall;

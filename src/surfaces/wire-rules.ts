@@ -1,16 +1,10 @@
 import { invalidRequest } from "../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
-import {
-  keyOf,
-  memberToken,
-  recurringValue,
-  type Tape,
-  TapeKind,
-  TapeText,
-  tapeString,
-  tapeValue,
-} from "../json/json-tape.js";
 import { memberPath } from "../json/member-path.js";
+import { recurringValue } from "../json/recurring-values.js";
+import { type Tape, TapeKind } from "../json/tape.js";
+import { TapeText } from "../json/tape-text.js";
+import { keyOf, memberToken, tapeString, tapeValue } from "../json/tape-values.js";
 import { type CallText, emptyCall, type LogicalCall } from "../logical-call.js";
 import { codePoints, compactJsonCodePoints } from "../window/code-points.js";
 import { asArray, asObject, asString, optionalFlag, optionalObject, optionalString, textOf } from "./wire-fields.js";
@@ -22,7 +16,7 @@ import { asArray, asObject, asString, optionalFlag, optionalObject, optionalStri
  * every other value, at any depth, counts as the compact JSON of its key and value (`other`).
  *
  * Each rule reads a parsed value, and the rules below read the same body straight from its bytes
- * too (`Rule.tape`, over a tape of src/json/json-tape.ts) with the same result: a text is counted
+ * too (`Rule.tape`, over a tape of src/json/tape.ts) with the same result: a text is counted
  * from the scan without being decoded, a skipped member is never looked at, an unknown one counts
  * its compact JSON from the scan. A tape rule handles what it expects; for anything else (a value
  * of another type, an alias, a key a parser would reorder) it parses that value and hands it to

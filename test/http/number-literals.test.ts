@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { maxNumberLiteral } from "../../src/json/json-tape.js";
+import { maxNumberLiteral } from "../../src/json/tape-scan.js";
 import { appUnderTest } from "../support/app-under-test.js";
 
 // A number literal longer than any JSON writer makes is refused with 400 in the client's shape, on every surface,

@@ -3,6 +3,7 @@ import { createApp } from "../../src/app.js";
 import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
+import { JsonScanner } from "../../src/json/json-scanner.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
@@ -99,6 +100,7 @@ describe("a transport that never gets a connection open", () => {
       models: modelTableOf(undefined, surfaceNames),
       surfaces,
       transport: connecting,
+      jsonScanner: new JsonScanner(),
       schemas: new Map(),
       store: memoryStore(),
       recordCall: async (record) => void records.push(record),

@@ -3,17 +3,10 @@ import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
 import { maxNestingDepth, parseJsonBody } from "../../src/http/read-body.js";
 import type { JsonObject } from "../../src/json/json-object.js";
-import {
-  lazyObject,
-  memberToken,
-  recurringValue,
-  scanJson,
-  type Tape,
-  TapeKind,
-  TapeText,
-  tapeString,
-  tapeValue,
-} from "../../src/json/json-tape.js";
+import { lazyObject } from "../../src/json/lazy-object.js";
+import { type Tape, TapeKind } from "../../src/json/tape.js";
+import { TapeText } from "../../src/json/tape-text.js";
+import { memberToken, tapeString, tapeValue } from "../../src/json/tape-values.js";
 import { type LogicalCall, textString } from "../../src/logical-call.js";
 import { anthropicSurface } from "../../src/surfaces/anthropic/anthropic-surface.js";
 import { geminiSurface } from "../../src/surfaces/gemini/gemini-surface.js";
@@ -25,6 +18,7 @@ import { geminiBody } from "../oracle/support/gemini-spec.js";
 import { render, renderOptionsArb } from "../oracle/support/gen.js";
 import { openaiChatBody } from "../oracle/support/openai-chat-spec.js";
 import { openaiResponsesBody } from "../oracle/support/openai-responses-spec.js";
+import { scanJson } from "../support/json-scanner.js";
 
 /*
  * The scanner and the rules read over its tape against the parser and the rules read over the parsed
@@ -320,67 +314,5 @@ describe("the scanner accepts exactly what the parser accepts, and counts the sa
     // A member of an object nested in the tape, made lazy on its own.
     const nested = tapeOf({ outer: { model: "inner" }, model: "top" });
     expect(lazyObject(nested, memberToken(nested, 0, "outer"))).toStrictEqual({ model: "inner" });
-  });
-
-  it("parses a recurring schema once: the same bytes give the same object, other bytes their own", () => {
-    const schema = { type: "object", properties: { a: { type: "string", description: "x".repeat(200) } } };
-    const read = (value: unknown) => {
-      const tape = scanJson(encoder.encode(JSON.stringify({ schema: value })), maxNestingDepth) as Tape;
-      return recurringValue(tape, memberToken(tape, 0, "schema"));
-    };
-    const first = read(schema);
-    expect(first).toStrictEqual(schema);
-    expect(read(schema)).toBe(first);
-    const other = read({ ...schema, title: "t" });
-    expect(other).not.toBe(first);
-    expect(other).toStrictEqual({ ...schema, title: "t" });
-    // A small value is not kept: parsed each time.
-    expect(read({ type: "string" })).not.toBe(read({ type: "string" }));
-    // The same bytes at any offset in a body (compared four at a time only where both are aligned).
-    for (let pad = 0; pad < 8; pad += 1) {
-      const tape = scanJson(encoder.encode(JSON.stringify({ p: "_".repeat(pad), schema })), maxNestingDepth) as Tape;
-      expect(recurringValue(tape, memberToken(tape, 0, "schema"))).toBe(first);
-    }
-    // Values that differ in one byte near their end are kept apart.
-    const last = read({ ...schema, title: "ab" });
-    expect(read({ ...schema, title: "ac" })).toStrictEqual({ ...schema, title: "ac" });
-    expect(read({ ...schema, title: "ab" })).toStrictEqual(last);
-  });
-
-  it("never gives a recurring value for other bytes with the same hash", () => {
-    // These two texts have the same hash (found by a birthday search over the title): each keeps its own value.
-    const colliding = (title: string) => ({ type: "string", description: "x".repeat(200), title });
-    const read = (value: unknown) => {
-      const tape = scanJson(encoder.encode(JSON.stringify({ schema: value })), maxNestingDepth) as Tape;
-      return recurringValue(tape, memberToken(tape, 0, "schema"));
-    };
-    for (let round = 0; round < 3; round += 1) {
-      expect(read(colliding("003fws"))).toStrictEqual(colliding("003fws"));
-      expect(read(colliding("004d2o"))).toStrictEqual(colliding("004d2o"));
-    }
-  });
-
-  it("decodes a short key or value once per process, and never hands out another text's string", () => {
-    const tapeOf = (value: unknown) => scanJson(encoder.encode(JSON.stringify(value)), maxNestingDepth) as Tape;
-    const first = tapeOf({ role: "user" });
-    const second = tapeOf({ pad: [1, 2], role: "user" });
-    const role = memberToken(second, 0, "role");
-    // The same string each time its bytes recur, wherever they stand.
-    expect(tapeString(second, role)).toBe(tapeString(first, memberToken(first, 0, "role")));
-    expect(Object.keys(lazyObject(second))).toStrictEqual(["pad", "role"]);
-    // Ten thousand texts share 1,024 slots: slots collide and are replaced, and every text still reads as itself,
-    // however they alternate; texts past 32 characters, escaped or not ASCII are decoded as before.
-    const texts = Array.from({ length: 10_000 }, (_, index) => `k${index.toString(36)}`);
-    texts.push("x".repeat(32), "y".repeat(33), 'a"b', "caf\u00e9", "é");
-    for (let round = 0; round < 2; round += 1) {
-      for (let index = 0; index < texts.length; index += 1) {
-        const text = texts[(index * 7919 + round) % texts.length] as string;
-        const tape = tapeOf({ [text]: text });
-        const key = memberToken(tape, 0, text);
-        expect(key).toBe(2);
-        expect(tapeString(tape, key)).toBe(text);
-        expect(Object.keys(lazyObject(tape))).toStrictEqual([text]);
-      }
-    }
   });
 });

@@ -2,6 +2,7 @@ import { createApp } from "../../src/app.js";
 import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
+import { JsonScanner } from "../../src/json/json-scanner.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { WritablePolicyRegistry } from "../../src/policy/policy-registry.js";
 import type { CallRecord } from "../../src/record/call-record.js";
@@ -33,6 +34,7 @@ export async function appUnderTest(
     models: modelTableOf(modelTable, surfaceNames),
     surfaces,
     transport: fetchTransport(upstream),
+    jsonScanner: new JsonScanner(),
     schemas: options.schemas ?? new Map(),
     store,
     recordCall: async (record) => {

@@ -7,6 +7,7 @@ import { createApp } from "../../src/app.js";
 import { readConfig } from "../../src/config.js";
 import type { Deps, JobHost } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
+import { JsonScanner } from "../../src/json/json-scanner.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { Policy } from "../../src/policy/policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
@@ -132,6 +133,7 @@ export async function gatewayOn(
     models: modelTableOf(undefined, surfaceNames),
     surfaces,
     transport,
+    jsonScanner: new JsonScanner(),
     schemas: new Map(),
     store,
     recordCall: async (record) => void records.push(record),

@@ -21,7 +21,7 @@ const propertyFiles = [
   /fuzz/,
   /propert/,
   /soundness/,
-  /^test\/json\/json-tape(-checked-utf8|-segments)?\.test\.ts$/,
+  /^test\/json\/(json-tape(-checked-utf8)?|kept-segments)\.test\.ts$/,
 ];
 
 /** Folders whose every test drives a started gateway, a process or a client SDK over a socket. */

@@ -10,7 +10,7 @@ import { unknownVariableWarnings } from "../../config-variables.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { stopJobs } from "../../jobs/answer-jobs.js";
-import { useUtf8Check } from "../../json/json-tape.js";
+import { JsonScanner } from "../../json/json-scanner.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
@@ -118,8 +118,6 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   }
   // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
   useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling(), compiler: workerSchemaCompiler() }));
-  // A body's UTF-8 checked natively (simdutf), so that the scanner reads text past ASCII four bytes at a time.
-  useUtf8Check(isUtf8);
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
   const schemas = await readNamedSchemas(config.schemasDir).catch(refusal.folder("schemas", config.schemasDir));
@@ -160,6 +158,8 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     models,
     surfaces,
     transport,
+    // A body's UTF-8 checked natively (simdutf), so that the scanner reads text past ASCII four bytes at a time.
+    jsonScanner: new JsonScanner(isUtf8),
     schemas,
     store,
     recordCall: (record) => work.track(store.appendCall(record).catch((error) => unstored(record.ref, error))),

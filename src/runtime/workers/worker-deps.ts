@@ -1,6 +1,7 @@
 import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
+import { JsonScanner } from "../../json/json-scanner.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
 import { modelTableOf } from "../../routing/model-table.js";
 import { useSchemaValidators } from "../../schema/compile-validator.js";
@@ -70,6 +71,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     models: modelTableOf(modelTable, surfaceNames),
     surfaces,
     transport,
+    jsonScanner: new JsonScanner(),
     schemas: bundledNamedSchemas(),
     store,
     newRef,

@@ -1,6 +1,7 @@
 import { invalidRequest } from "../../errors/gateway-error.js";
 import { isObject, type JsonObject } from "../../json/json-object.js";
-import { memberValue, type Tape } from "../../json/json-tape.js";
+import type { Tape } from "../../json/tape.js";
+import { memberValue } from "../../json/tape-values.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countInlineData, mediaType } from "../media.js";
 import { optionalString } from "../wire-fields.js";

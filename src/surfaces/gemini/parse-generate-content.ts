@@ -1,5 +1,6 @@
 import type { JsonObject } from "../../json/json-object.js";
-import { type Tape, tapeValue } from "../../json/json-tape.js";
+import type { Tape } from "../../json/tape.js";
+import { tapeValue } from "../../json/tape-values.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { readBody, readTape } from "../wire-rules.js";
 import { generateContentBody, refuseBesideCache } from "./generate-content-body.js";

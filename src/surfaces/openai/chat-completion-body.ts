@@ -1,5 +1,5 @@
 import type { JsonObject } from "../../json/json-object.js";
-import type { Tape } from "../../json/json-tape.js";
+import type { Tape } from "../../json/tape.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countMediaUrl } from "../media.js";
 import { asString } from "../wire-fields.js";

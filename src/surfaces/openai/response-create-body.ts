@@ -1,6 +1,6 @@
 import { isObject, type JsonObject } from "../../json/json-object.js";
-import type { Tape } from "../../json/json-tape.js";
 import { cutText } from "../../json/member-path.js";
+import type { Tape } from "../../json/tape.js";
 import { emptyCall, type LogicalCall } from "../../logical-call.js";
 import { countMediaUrl } from "../media.js";
 import { asObject, optionalString } from "../wire-fields.js";

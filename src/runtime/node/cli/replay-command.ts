@@ -1,7 +1,5 @@
-import { isUtf8 } from "node:buffer";
 import { readFile } from "node:fs/promises";
 import { ConfigError, readConfig } from "../../../config.js";
-import { useUtf8Check } from "../../../json/json-tape.js";
 import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { ajvSchemaCompiling } from "../../../schema/compile-schema.js";
@@ -89,7 +87,6 @@ export async function replayCommand(args: string[], io: CliIo): Promise<ExitCode
     const config = readConfig(chooseConfigFolders(io.env).environment);
     // Schemas are admitted as the Node gateway admits them: compiled by Ajv (in place; a replay serves no one else).
     useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
-    useUtf8Check(isUtf8);
     const [policies, models, schemas, files] = await Promise.all([
       readPolicies(config.policiesDir),
       readModelTable(config.policiesDir),

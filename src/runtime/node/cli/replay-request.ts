@@ -1,6 +1,7 @@
 import type { Config } from "../../../config.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
 import type { PromptSize } from "../../../errors/prompt-size.js";
+import type { JsonScanner } from "../../../json/json-scanner.js";
 import { type Measurements, parseCall, prepareCall } from "../../../pipeline/prepare-call.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { ModelTable } from "../../../routing/model-table.js";
@@ -42,6 +43,8 @@ export interface ReplayContext {
   /** The model table a call is routed by, as the gateway would (a routed call is measured as translated). */
   models: ModelTable;
   config: Config;
+  /** Reads each stored body into a tape, as the gateway's runtime reads a request's. */
+  scanner: JsonScanner;
 }
 
 const encoder = new TextEncoder();
@@ -78,7 +81,13 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
   }
   const measurements: Measurements = {};
   try {
-    const parsed = parseCall(endpoint, encoder.encode(JSON.stringify(stored.body)), stored.route, context.policy);
+    const parsed = parseCall(
+      endpoint,
+      encoder.encode(JSON.stringify(stored.body)),
+      stored.route,
+      context.policy,
+      context.scanner,
+    );
     const prefixUnknown = parsed.call.cachedPrefix !== undefined && stored.cachePrefixChars === undefined;
     if (prefixUnknown || parsed.call.unmeasured.length > 0) {
       report.cache_prefix_unmeasured = true;

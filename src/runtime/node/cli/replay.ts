@@ -1,5 +1,7 @@
+import { isUtf8 } from "node:buffer";
 import { type Config, readConfig } from "../../../config.js";
 import { GatewayError } from "../../../errors/gateway-error.js";
+import { JsonScanner } from "../../../json/json-scanner.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { type ModelTable, modelTableOf } from "../../../routing/model-table.js";
@@ -125,8 +127,10 @@ function replayUnder(versions: PolicyVersion[], options: Omit<ReplayOptions, "po
   const models = options.models ?? modelTableOf(undefined, surfaceNames);
   const config = options.config ?? readConfig({});
   const stored = options.files.flatMap(readStoredRequests);
+  // As the Node gateway scans a body: its UTF-8 checked natively first.
+  const scanner = new JsonScanner(isUtf8);
   return versions.map((policy) => {
-    const context: ReplayContext = { policy, schemas: options.schemas, models, config };
+    const context: ReplayContext = { policy, schemas: options.schemas, models, config, scanner };
     return { policy: policy.ref, requests: stored.map((request) => replayRequest(request, context)) };
   });
 }

@@ -1,32 +1,37 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { maxNestingDepth } from "../../src/http/read-body.js";
-import {
-  forgetSegments,
-  memberToken,
-  recurringValue,
-  scanJson,
-  segmentBytesKept,
-  segmentCopies,
-  type Tape,
-} from "../../src/json/json-tape.js";
+import { JsonScanner } from "../../src/json/json-scanner.js";
+import { recurringValue } from "../../src/json/recurring-values.js";
+import type { Tape } from "../../src/json/tape.js";
+import { memberToken } from "../../src/json/tape-values.js";
 
 /*
  * A top-level member's value whose bytes the scanner met twice before is copied from then instead of scanned
- * (see `Segment` in json-tape.ts). The reference is a scan that keeps nothing: every tape must be the same, token by
- * token, wherever the value stands in a body and whatever the body around it. Tapes of calls in flight are cut from
- * one slab of memory (see `tokenColumns`): each stays as it was scanned however many are cut after it.
+ * (see `KeptSegments` in kept-segments.ts). The reference is a scan by a scanner of its own, which has kept nothing:
+ * every tape must be the same, token by token, wherever the value stands in a body and whatever the body around it.
+ * A tape tells which of its values were copied (`copied`).
  */
 
 const encoder = new TextEncoder();
 const columns = ["kind", "start", "end", "next", "size", "compact", "flags"] as const;
 
-/** The tape of `bytes` by a scanner that remembers nothing (the values it has kept are forgotten before and after). */
+/** The scanner under test: a new one for each test. */
+let scanner = new JsonScanner();
+
+/** `bytes` scanned by the scanner under test. */
+function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined {
+  return scanner.scan(bytes, maxDepth);
+}
+
+/** How many values the scan of `bytes` by the scanner under test copied from kept ones (-1: refused). */
+function copiesIn(bytes: Uint8Array, maxDepth = maxNestingDepth): number {
+  return scanJson(bytes, maxDepth)?.copied.length ?? -1;
+}
+
+/** The tape of `bytes` by a scanner that remembers nothing. */
 function freshScan(bytes: Uint8Array, maxDepth = maxNestingDepth): Tape | undefined {
-  forgetSegments();
-  const tape = scanJson(bytes, maxDepth);
-  forgetSegments();
-  return tape;
+  return new JsonScanner().scan(bytes, maxDepth);
 }
 
 /** Both refused, or the same tokens, counts and number excess. */
@@ -70,7 +75,9 @@ function valueText(value: unknown, odd: string): string {
 }
 
 describe("a top-level value scanned before gives the same tape as a fresh scan", () => {
-  beforeEach(() => forgetSegments());
+  beforeEach(() => {
+    scanner = new JsonScanner();
+  });
 
   it("once kept, at any offset, under any key, in any body around it (2,000 values)", () => {
     fc.assert(
@@ -88,11 +95,13 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
           const expectedMoved = freshScan(moved);
           // Seen twice, then kept: the third scan and the moved body copy it.
           for (let round = 0; round < 2; round++) expectSameTape(scanJson(first, maxNestingDepth), expectedFirst);
-          const copies = segmentCopies();
-          expectSameTape(scanJson(first, maxNestingDepth), expectedFirst);
-          expectSameTape(scanJson(moved, maxNestingDepth), expectedMoved);
+          const third = scanJson(first, maxNestingDepth);
+          const other = scanJson(moved, maxNestingDepth);
+          expectSameTape(third, expectedFirst);
+          expectSameTape(other, expectedMoved);
           // Kept where it is dense enough (a value of a few long strings is scanned anyway).
-          if (kept(first)) expect(segmentCopies() - copies).toBe(expectedMoved === undefined ? 1 : 2);
+          const copies = (third?.copied.length ?? 0) + (other?.copied.length ?? 0);
+          if (kept(first)) expect(copies).toBe(expectedMoved === undefined ? 1 : 2);
         },
       ),
       { numRuns: 2_000 },
@@ -124,9 +133,9 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
       for (const maxDepth of [levels - 1, levels, levels + 1, levels + 2, 41, 42]) {
         const expected = freshScan(body, maxDepth);
         for (let round = 0; round < 2; round++) scanJson(body, maxNestingDepth);
-        const copies = segmentCopies();
-        expectSameTape(scanJson(body, maxDepth), expected);
-        expect(segmentCopies() - copies, `levels ${levels}, limit ${maxDepth}`).toBe(1 + levels <= maxDepth ? 1 : 0);
+        const tape = scanJson(body, maxDepth);
+        expectSameTape(tape, expected);
+        expect(tape?.copied.length ?? 0, `levels ${levels}, limit ${maxDepth}`).toBe(1 + levels <= maxDepth ? 1 : 0);
       }
     }
   });
@@ -141,11 +150,10 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
     const first = schemaOf(scanJson(encoder.encode(bodyText(format, 0)), maxNestingDepth) as Tape);
     expect(first).toStrictEqual(schema);
     for (let pad = 0; pad < 6; pad++) {
-      const copies = segmentCopies();
       const tape = scanJson(encoder.encode(bodyText(format, pad, "v", ',"z":1')), maxNestingDepth) as Tape;
       expect(schemaOf(tape)).toBe(first);
       // From the second body on, the value is kept; from the third, copied.
-      expect(segmentCopies() - copies).toBe(pad >= 1 ? 1 : 0);
+      expect(tape.copied.length).toBe(pad >= 1 ? 1 : 0);
     }
     // A recurring value of a copied value that is not the first asked for.
     const tape = scanJson(encoder.encode(bodyText(format, 9)), maxNestingDepth) as Tape;
@@ -166,10 +174,10 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
       const value = JSON.stringify(Array.from({ length: items }, (_, item) => (item === 0 ? index : item % 100)));
       for (let pad = 0; pad < 6; pad++) {
         expect(scanJson(encoder.encode(bodyText(value, pad)), maxNestingDepth)).toBeDefined();
-        expect(segmentBytesKept()).toBeLessThanOrEqual(limit);
+        expect(scanner.keptBytes()).toBeLessThanOrEqual(limit);
       }
     }
-    expect(segmentBytesKept()).toBeGreaterThan(limit / 2);
+    expect(scanner.keptBytes()).toBeGreaterThan(limit / 2);
   });
 
   it("keeps values apart that share their first bytes, and finds each again", () => {
@@ -189,23 +197,9 @@ describe("a top-level value scanned before gives the same tape as a fresh scan",
     // (Their lengths differ: values alike in prefix, length, tokens and compact size take turns being kept.)
     scanAll();
     scanAll();
-    const copies = segmentCopies();
-    scanAll();
-    expect(segmentCopies() - copies).toBe(8);
-  });
-});
-
-describe("tapes cut from one slab", () => {
-  it("stay as scanned while later scans fill the slab and the next ones (400 tapes kept at once)", () => {
-    // Sizes from a few bytes to three times past the largest columns a slab gives (4 KiB, a body of about 4 KB), and
-    // bodies dense enough in tokens that their tape grows beyond its first columns.
-    const bodies = Array.from({ length: 400 }, (_, index) => {
-      const text = "ä".repeat((index * 97) % 6_000);
-      const numbers = Array.from({ length: (index * 37) % 3_000 }, (_, item) => item % 10);
-      return encoder.encode(JSON.stringify(index % 3 === 0 ? { n: numbers } : { t: text, i: index }));
-    });
-    const tapes = bodies.map((body) => scanJson(body, maxNestingDepth));
-    for (const [index, body] of bodies.entries()) expectSameTape(tapes[index], freshScan(body));
+    let copies = 0;
+    for (const body of bodies) copies += copiesIn(body);
+    expect(copies).toBe(8);
   });
 });
 
