@@ -13,8 +13,9 @@ export default defineConfig({
     testTimeout: 20_000,
     projects: [
       // A unit test that takes more than a few seconds belongs to another tier; the timeout leaves room for a
-      // machine loaded by the other projects' processes.
-      { extends: true, test: { name: "unit", include: tiers.unit, testTimeout: 10_000 } },
+      // machine loaded by the other projects' processes. Worker threads start faster than forks: the project ran
+      // in 75 s against 93 s, one run after the other, on 2 cores.
+      { extends: true, test: { name: "unit", include: tiers.unit, testTimeout: 10_000, pool: "threads" } },
       { extends: true, test: { name: "e2e", include: tiers.e2e } },
       { extends: true, test: { name: "property", include: tiers.property, testTimeout: 300_000 } },
       {
