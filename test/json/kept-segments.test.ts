@@ -5,6 +5,7 @@ import { JsonScanner } from "../../src/json/json-scanner.js";
 import { recurringValue } from "../../src/json/recurring-values.js";
 import type { Tape } from "../../src/json/tape.js";
 import { memberToken } from "../../src/json/tape-values.js";
+import { expectSameTape } from "../support/json-scanner.js";
 
 /*
  * A top-level member's value whose bytes the scanner met twice before is copied from then instead of scanned
@@ -14,8 +15,6 @@ import { memberToken } from "../../src/json/tape-values.js";
  */
 
 const encoder = new TextEncoder();
-const columns = ["kind", "start", "end", "next", "size", "compact", "flags"] as const;
-
 /** The scanner under test: a new one for each test. */
 let scanner = new JsonScanner();
 
@@ -32,20 +31,6 @@ function copiesIn(bytes: Uint8Array, maxDepth = maxNestingDepth): number {
 /** The tape of `bytes` by a scanner that remembers nothing. */
 function freshScan(bytes: Uint8Array, maxDepth = maxNestingDepth): Tape | undefined {
   return new JsonScanner().scan(bytes, maxDepth);
-}
-
-/** Both refused, or the same tokens, counts and number excess. */
-function expectSameTape(actual: Tape | undefined, expected: Tape | undefined): void {
-  if (expected === undefined || actual === undefined) {
-    expect(actual === undefined, "one scan refused what the other took").toBe(expected === undefined);
-    return;
-  }
-  expect(actual.count).toBe(expected.count);
-  expect(actual.numberExcess).toBe(expected.numberExcess);
-  for (const column of columns) {
-    const same = actual[column].subarray(0, actual.count).every((value, index) => value === expected[column][index]);
-    if (!same) expect.fail(`column ${column} differs`);
-  }
 }
 
 /** A value dense in tokens, as a response schema or tool declarations are: what the scanner keeps. */

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import { JsonScanner } from "../../src/json/json-scanner.js";
 import type { Tape } from "../../src/json/tape.js";
 
@@ -10,4 +11,21 @@ export const scannerUnderTest = { scanner: new JsonScanner() };
 /** `bytes` scanned by the scanner under test. */
 export function scanJson(bytes: Uint8Array, maxDepth: number): Tape | undefined {
   return scannerUnderTest.scanner.scan(bytes, maxDepth);
+}
+
+/** The columns of a tape, each compared by `expectSameTape`. */
+const columns = ["kind", "start", "end", "next", "size", "compact", "flags"] as const;
+
+/** Both refused, or the same tokens, counts and number excess. */
+export function expectSameTape(actual: Tape | undefined, expected: Tape | undefined): void {
+  if (expected === undefined || actual === undefined) {
+    expect(actual === undefined, "one scan refused what the other took").toBe(expected === undefined);
+    return;
+  }
+  expect(actual.count).toBe(expected.count);
+  expect(actual.numberExcess).toBe(expected.numberExcess);
+  for (const column of columns) {
+    const same = actual[column].subarray(0, actual.count).every((value, index) => value === expected[column][index]);
+    if (!same) expect.fail(`column ${column} differs`);
+  }
 }
