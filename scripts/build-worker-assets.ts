@@ -15,7 +15,7 @@ import { missingListedSchemas } from "../src/policy/listed-schemas.js";
 import { type PolicyFile, validatePolicyFiles } from "../src/policy/load-policies.js";
 import { modelTableFile, modelTableOf } from "../src/routing/model-table.js";
 import { compileSchema, createAjv } from "../src/schema/compile-schema.js";
-import { surfaceNames } from "../src/surfaces/surfaces.js";
+import { surfaces } from "../src/surfaces/surfaces.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -32,7 +32,7 @@ export async function workerAssetFiles(base = root): Promise<Map<string, string>
   const policyFolder = textFiles(base, "policies", ".toml");
   const modelFile = policyFolder.find((file) => file.path === `policies/${modelTableFile}`);
   // Checked here as at start-up on Node; the worker reads it again when its isolate starts.
-  modelTableOf(modelFile, surfaceNames);
+  modelTableOf(modelFile, surfaces);
   const policies = validatePolicyFiles(
     policyFolder.filter((file) => file !== modelFile),
     JSON.parse(readFileSync(join(base, "schemas", "policy.schema.json"), "utf8")),

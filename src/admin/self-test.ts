@@ -2,7 +2,7 @@ import { upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import { isObject } from "../json/json-object.js";
 import { validateAnswer } from "../schema/diagnostics.js";
-import { surfaceNames } from "../surfaces/surfaces.js";
+import type { Surface } from "../surfaces/surface.js";
 
 /** How one provider fared in the release check. */
 export interface SelfTestProvider {
@@ -36,14 +36,6 @@ const schema = {
   additionalProperties: false,
 };
 
-/** The model a provider is checked with when the model table names none of its own. */
-const defaultModels: Record<string, string> = {
-  openai: "gpt-4.1-mini",
-  gemini: "gemini-2.5-flash",
-  anthropic: "claude-haiku-4-5",
-  "openai-compatible": "local",
-};
-
 /** How often a job is polled. */
 const pollMs = 250;
 
@@ -66,18 +58,18 @@ export async function selfTest(
   fetch: (request: Request) => Promise<Response>,
   options: SelfTestOptions,
 ): Promise<SelfTestReport> {
-  const providers = await Promise.all(surfaceNames.map((provider) => checkProvider(deps, fetch, provider, options)));
+  const providers = await Promise.all(deps.surfaces.map((surface) => checkProvider(deps, fetch, surface, options)));
   return { pass: providers.every((provider) => provider.pass), providers };
 }
 
 async function checkProvider(
   deps: Deps,
   fetch: (request: Request) => Promise<Response>,
-  provider: string,
+  surface: Surface,
   options: SelfTestOptions,
 ): Promise<SelfTestProvider> {
-  const model =
-    deps.models.listed().find((entry) => entry.provider === provider)?.name ?? defaultModels[provider] ?? provider;
+  const provider = surface.name;
+  const model = deps.models.listed().find((entry) => entry.provider === provider)?.name ?? surface.selfTestModel;
   const upstream = upstreamOf(deps.config, provider).label;
   const started = Date.now();
   const result = (state: string, problem?: string, ref?: string): SelfTestProvider => ({

@@ -2,6 +2,7 @@ import { parse, TomlError } from "smol-toml";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { closestName } from "../policy/closest-name.js";
 import { PolicyFileError } from "../policy/policy-file-error.js";
+import type { Surface } from "../surfaces/surface.js";
 import { type ReasoningLevel, reasoningLevels } from "../surfaces/translation.js";
 
 /** The file of the policy folder that holds the model table; every other `*.toml` there is a policy. */
@@ -41,17 +42,20 @@ interface PrefixRule {
   fallback: string | undefined;
 }
 
-/** The table when the policy folder holds no `models.toml`: Gemini and Claude names by prefix, the rest to OpenAI. */
-export const shippedModelTable = `default_provider = "openai"
-
-[[prefix]]
-prefix = "gemini-"
-provider = "gemini"
-
-[[prefix]]
-prefix = "claude-"
-provider = "anthropic"
-`;
+/**
+ * The table when the policy folder holds no `models.toml`, as each surface declares its names (`shippedModels`): e.g.
+ * Gemini and Claude names by prefix, every other name to OpenAI.
+ */
+export function shippedModelTable(surfaces: readonly Pick<Surface, "name" | "shippedModels">[]): string {
+  const byDefault = surfaces.find((surface) => surface.shippedModels?.defaultModels);
+  const lines = byDefault === undefined ? [] : [`default_provider = ${JSON.stringify(byDefault.name)}`];
+  for (const surface of surfaces) {
+    for (const prefix of surface.shippedModels?.prefixes ?? []) {
+      lines.push("", "[[prefix]]", `prefix = ${JSON.stringify(prefix)}`, `provider = ${JSON.stringify(surface.name)}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
 
 const topKeys = ["default_provider", "default_reasoning", "prefix", "model"];
 const prefixKeys = ["prefix", "provider", "reasoning", "fallback"];
@@ -209,8 +213,11 @@ function levels(reading: { path: string }, value: unknown, field: string): Reaso
 /** The model table of a policy folder: its `models.toml`, or the shipped default when it has none. */
 export function modelTableOf(
   file: { path: string; text: string } | undefined,
-  providers: readonly string[],
+  surfaces: readonly Pick<Surface, "name" | "shippedModels">[],
 ): ModelTable {
-  if (file === undefined) return parseModelTable("(shipped default model table)", shippedModelTable, providers);
+  const providers = surfaces.map((surface) => surface.name);
+  if (file === undefined) {
+    return parseModelTable("(shipped default model table)", shippedModelTable(surfaces), providers);
+  }
   return parseModelTable(file.path, file.text, providers);
 }

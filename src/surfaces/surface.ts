@@ -306,6 +306,18 @@ export interface Surface {
   /** Request headers forwarded upstream (lowercase), credentials included. */
   forwardedHeaders: readonly string[];
   /**
+   * Request headers (lowercase) the provider's SDK sends from a browser besides the forwarded ones, which CORS must
+   * allow though they never travel upstream (e.g. Anthropic's opt-in to browser use).
+   */
+  browserHeaders?: readonly string[];
+  /** The model the release check (`promptgate selftest`, `/readyz?deep=1`) asks for when the model table names none. */
+  selfTestModel: string;
+  /**
+   * Model name prefixes the shipped model table (used when the policy folder holds no `models.toml`) sends to this
+   * provider, e.g. `gemini-`; `defaultModels: true` makes it the provider of every other name.
+   */
+  shippedModels?: { prefixes: readonly string[]; defaultModels?: boolean };
+  /**
    * The request headers (lowercase) that carry a credential, in the order a key is looked for;
    * `authorization` carries it as a bearer token.
    */

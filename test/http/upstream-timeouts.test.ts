@@ -9,7 +9,7 @@ import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies } from "../../src/runtime/workers/generated/assets.js";
 import { memoryStore } from "../../src/store/memory-store.js";
-import { surfaceNames, surfaces } from "../../src/surfaces/surfaces.js";
+import { surfaces } from "../../src/surfaces/surfaces.js";
 import type { Transport } from "../../src/transport/transport.js";
 import { appUnderTest } from "../support/app-under-test.js";
 
@@ -97,7 +97,7 @@ describe("a transport that never gets a connection open", () => {
     const deps: Deps = {
       config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...timeouts }),
       policies: await identifyPolicies(bundledPolicies),
-      models: modelTableOf(undefined, surfaceNames),
+      models: modelTableOf(undefined, surfaces),
       surfaces,
       transport: connecting,
       jsonScanner: new JsonScanner(),

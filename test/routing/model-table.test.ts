@@ -4,6 +4,7 @@ import { PolicyFileError } from "../../src/policy/policy-file-error.js";
 import { modelTableOf, parseModelTable } from "../../src/routing/model-table.js";
 import { acceptedLevels, checkedReasoning } from "../../src/routing/reasoning.js";
 import { levelOfBudget } from "../../src/surfaces/requested-reasoning.js";
+import { surfaces } from "../../src/surfaces/surfaces.js";
 
 const providers = ["openai", "gemini", "anthropic", "openai-compatible"];
 
@@ -49,7 +50,7 @@ describe("the model table", () => {
   });
 
   it("ships a table that routes gemini-* to Gemini and claude-* to Anthropic with no file at all", () => {
-    const table = modelTableOf(undefined, providers);
+    const table = modelTableOf(undefined, surfaces);
     expect(table.resolve("gemini-2.5-flash").provider).toBe("gemini");
     expect(table.resolve("claude-sonnet-4-5").provider).toBe("anthropic");
     expect(table.resolve("gpt-5").provider).toBe("openai");
@@ -79,7 +80,7 @@ describe("the model table", () => {
 });
 
 describe("the reasoning allowlist", () => {
-  const entry = modelTableOf(undefined, providers).resolve("gemini-2.5-flash");
+  const entry = modelTableOf(undefined, surfaces).resolve("gemini-2.5-flash");
   const limited = { ...entry, reasoning: ["low", "high"] as const };
 
   it("takes the allowlist intersected with the model's levels", () => {

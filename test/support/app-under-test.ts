@@ -11,7 +11,7 @@ import { policies as bundledPolicies, modelTable } from "../../src/runtime/worke
 import { createSimulatedProvider } from "../../src/simulated/simulated-provider.js";
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
-import { surfaceNames, surfaces } from "../../src/surfaces/surfaces.js";
+import { surfaces } from "../../src/surfaces/surfaces.js";
 import { type FetchFunction, fetchTransport } from "../../src/transport/fetch-transport.js";
 
 /**
@@ -31,7 +31,7 @@ export async function appUnderTest(
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies: options.policies ?? (await identifyPolicies(bundledPolicies)),
-    models: modelTableOf(modelTable, surfaceNames),
+    models: modelTableOf(modelTable, surfaces),
     surfaces,
     transport: fetchTransport(upstream),
     jsonScanner: new JsonScanner(),

@@ -18,7 +18,7 @@ import { createSimulatedProvider } from "../../src/simulated/simulated-provider.
 import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
 import { sweepCutoffs } from "../../src/store/sweep-cutoffs.js";
-import { surfaceNames, surfaces } from "../../src/surfaces/surfaces.js";
+import { surfaces } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
 import { freshDatabase, postgresUrl, testPostgresStore } from "./postgres.js";
 
@@ -130,7 +130,7 @@ export async function gatewayOn(
   const deps: Deps = {
     config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
     policies,
-    models: modelTableOf(undefined, surfaceNames),
+    models: modelTableOf(undefined, surfaces),
     surfaces,
     transport,
     jsonScanner: new JsonScanner(),
@@ -148,7 +148,7 @@ export async function gatewayOn(
     store,
     sweep: () => store.sweep(sweepCutoffs(policies.list(), clock.now)),
     useModels(text) {
-      deps.models = modelTableOf({ path: "models.toml", text }, surfaceNames);
+      deps.models = modelTableOf({ path: "models.toml", text }, surfaces);
     },
     sent,
     records,

@@ -23,7 +23,7 @@ import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { sweepCutoffs } from "../../store/sweep-cutoffs.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
-import { surfaceNames, surfaces } from "../../surfaces/surfaces.js";
+import { surfaces } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { callLogger, nodeLogger } from "./call-logger.js";
 import { clientEnv } from "./client-env.js";
@@ -61,9 +61,9 @@ export async function readModelTable(directory: string): Promise<ModelTable> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    return modelTableOf(undefined, surfaceNames);
+    return modelTableOf(undefined, surfaces);
   }
-  return modelTableOf({ path, text }, surfaceNames);
+  return modelTableOf({ path, text }, surfaces);
 }
 
 /** Reads every `*.json` of the schema folder as a named schema (file name without `.json`). */

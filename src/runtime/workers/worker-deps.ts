@@ -8,7 +8,7 @@ import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
-import { surfaceNames, surfaces } from "../../surfaces/surfaces.js";
+import { surfaces } from "../../surfaces/surfaces.js";
 import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.js";
 import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
 import { consoleCallLog } from "./console-call-log.js";
@@ -68,7 +68,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
   return {
     config,
     policies,
-    models: modelTableOf(modelTable, surfaceNames),
+    models: modelTableOf(modelTable, surfaces),
     surfaces,
     transport,
     jsonScanner: new JsonScanner(),

@@ -41,6 +41,10 @@ export const anthropicSurface: Surface = {
     return forMethod(method, "POST", endpoint);
   },
   forwardedHeaders: ["x-api-key", "authorization", "anthropic-version", "anthropic-beta"],
+  // The SDK's opt-in to running in a browser (`dangerouslyAllowBrowser`).
+  browserHeaders: ["anthropic-dangerous-direct-browser-access"],
+  selfTestModel: "claude-haiku-4-5",
+  shippedModels: { prefixes: ["claude-"] },
   credentialHeaders: ["x-api-key", "authorization"],
   // Beta calls may be marked `?beta=true` (earlier SDKs' beta resources did so).
   forwardedQuery: ["beta"],

@@ -89,6 +89,8 @@ export const geminiSurface: Surface = {
     return forMethod(method, "POST", endpoint);
   },
   forwardedHeaders: ["x-goog-api-key", "authorization", "x-goog-api-client", "x-goog-user-project", "x-server-timeout"],
+  selfTestModel: "gemini-2.5-flash",
+  shippedModels: { prefixes: ["gemini-"] },
   credentialHeaders: ["x-goog-api-key", "authorization"],
   credentialQuery: "key",
   // `alt` (e.g. `alt=sse` for a stream), paging of the model and cachedContents lists, a cache patch's mask.

@@ -14,6 +14,9 @@ export const openaiCompatibleSurface: Surface = {
   mount: "/openai-compatible/v1",
   // Its own calls go to its own server: the model table routes calls of the OpenAI API only.
   routesModels: false,
+  // A local server's model is whatever it serves; the check asks for this name, which many accept.
+  selfTestModel: "local",
+  shippedModels: undefined,
   chatTranslation: openaiCompatibleChat,
   upstream: {
     variable: "PROMPTGATE_UPSTREAM_OPENAI_COMPATIBLE",

@@ -63,6 +63,8 @@ export const openaiSurface: Surface = {
     return forMethod(method, route.method, route.endpoint);
   },
   forwardedHeaders: ["authorization", "openai-organization", "openai-project", "openai-beta", "idempotency-key"],
+  selfTestModel: "gpt-4.1-mini",
+  shippedModels: { prefixes: [], defaultModels: true },
   credentialHeaders: ["authorization"],
   // Those of the proxied stored-response routes: retrieve (`stream`, `starting_after`, `include`,
   // which the SDK writes as `include[]`) and input_items (`after`, `before`, `limit`, `order`).

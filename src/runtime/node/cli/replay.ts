@@ -5,7 +5,7 @@ import { JsonScanner } from "../../../json/json-scanner.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { type ModelTable, modelTableOf } from "../../../routing/model-table.js";
-import { surfaceNames } from "../../../surfaces/surfaces.js";
+import { surfaces } from "../../../surfaces/surfaces.js";
 import { aggregateReplay, type ReplayAggregate } from "./replay-report.js";
 import { type ReplayContext, type RequestReport, replayRequest } from "./replay-request.js";
 import { type ReplayFile, readStoredRequests } from "./stored-requests.js";
@@ -124,7 +124,7 @@ export async function replayComparing(options: ComparingOptions): Promise<Compar
 
 /** Reads the stored requests once and replays them under each policy version. */
 function replayUnder(versions: PolicyVersion[], options: Omit<ReplayOptions, "policy">): PolicyRun[] {
-  const models = options.models ?? modelTableOf(undefined, surfaceNames);
+  const models = options.models ?? modelTableOf(undefined, surfaces);
   const config = options.config ?? readConfig({});
   const stored = options.files.flatMap(readStoredRequests);
   // As the Node gateway scans a body: its UTF-8 checked natively first.
