@@ -6,7 +6,7 @@ import type { Deps } from "./deps.js";
 import { GatewayError } from "./errors/gateway-error.js";
 import { renderPlainError } from "./errors/render-plain-error.js";
 import { type AbortNotice, clientNoticeOf } from "./http/abort-notice.js";
-import { browserAccess } from "./http/cors.js";
+import { browserAccess, browserRequestHeaders } from "./http/cors.js";
 import { type BodyReader, bodyReaderOf } from "./http/read-body.js";
 import type { RouteEnv } from "./http/route-env.js";
 import { type SurfaceRoute, surfaceRoute } from "./http/route-path.js";
@@ -38,7 +38,7 @@ export function createApp(deps: Deps, options: AppOptions = {}): Hono<RouteEnv> 
   if (deps.config.corsOrigins !== undefined) {
     // Before every route, so that a preflight (which carries no key) is answered before the key check. The admin
     // routes stay same-origin: an operator's key has no business in a web page.
-    const access = browserAccess(deps.config.corsOrigins);
+    const access = browserAccess(deps.config.corsOrigins, browserRequestHeaders(deps.surfaces));
     for (const path of ["/healthz", "/readyz", "/promptgate/policies"]) app.use(path, access);
     for (const surface of surfaces) {
       app.use(`${surface.mount}/*`, access);

@@ -1,21 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 
-/** The request headers the SDKs and the gateway's own options use, by exact name. */
-const allowedHeaderNames = [
-  "authorization",
-  "content-type",
-  "idempotency-key",
-  "user-agent",
-  "x-api-key",
-  "x-goog-api-key",
-  "x-goog-api-client",
-  "anthropic-version",
-  "anthropic-beta",
-  "anthropic-dangerous-direct-browser-access",
-  "openai-organization",
-  "openai-project",
-];
+/** The request headers every SDK may send, by exact name; each surface adds its own (`browserRequestHeaders`). */
+const commonHeaderNames = ["content-type", "user-agent"];
 
 /** Families of request headers whose members change with SDK versions (`x-stainless-retry-count`, …). */
 const allowedHeaderPrefixes = ["x-stainless-", "x-promptgate-"];
@@ -40,16 +27,26 @@ export const exposedHeaders = [
 /** The methods of the surface routes. */
 const allowedMethods = ["GET", "HEAD", "POST", "PATCH", "DELETE"];
 
-/** Whether every header a preflight asks for is one an SDK sends. */
-export function requestedHeadersAllowed(requested: string | undefined): boolean {
+/**
+ * The request headers (lowercase) a browser page may send: the common ones and, per surface, the headers it forwards
+ * upstream and those its SDK sends from a browser (`Surface.forwardedHeaders`, `Surface.browserHeaders` of
+ * src/surfaces/surface.ts, passed in by the app).
+ */
+export function browserRequestHeaders(
+  surfaces: readonly { forwardedHeaders: readonly string[]; browserHeaders?: readonly string[] }[],
+): string[] {
+  const names = surfaces.flatMap((surface) => [...surface.forwardedHeaders, ...(surface.browserHeaders ?? [])]);
+  return [...new Set([...commonHeaderNames, ...names])];
+}
+
+/** Whether every header a preflight asks for is one of `allowed` or of the SDKs' header families. */
+export function requestedHeadersAllowed(requested: string | undefined, allowed: readonly string[]): boolean {
   if (requested === undefined) return true;
   return requested
     .split(",")
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== "")
-    .every(
-      (name) => allowedHeaderNames.includes(name) || allowedHeaderPrefixes.some((prefix) => name.startsWith(prefix)),
-    );
+    .every((name) => allowed.includes(name) || allowedHeaderPrefixes.some((prefix) => name.startsWith(prefix)));
 }
 
 /**
@@ -59,7 +56,7 @@ export function requestedHeadersAllowed(requested: string | undefined): boolean 
  * listed, which leaves the unknown header out and so makes the browser refuse the call. An `OPTIONS` request that
  * is no preflight goes to its route as without CORS.
  */
-export function browserAccess(origins: readonly string[]): MiddlewareHandler {
+export function browserAccess(origins: readonly string[], headerNames: readonly string[]): MiddlewareHandler {
   const options = {
     origin: origins.includes("*") ? "*" : [...origins],
     allowMethods: allowedMethods,
@@ -67,14 +64,14 @@ export function browserAccess(origins: readonly string[]): MiddlewareHandler {
     maxAge: 600,
   };
   const echoing = cors(options);
-  const listing = cors({ ...options, allowHeaders: allowedHeaderNames });
+  const listing = cors({ ...options, allowHeaders: [...headerNames] });
   return async function browserAccess(c, next) {
     if (c.req.method !== "OPTIONS") return echoing(c, next);
     if (c.req.header("origin") === undefined || c.req.header("access-control-request-method") === undefined) {
       return next();
     }
     // Either answer varies with the requested headers, and Hono's `cors` says so (`Vary`) in both.
-    const allowed = requestedHeadersAllowed(c.req.header("access-control-request-headers"));
+    const allowed = requestedHeadersAllowed(c.req.header("access-control-request-headers"), headerNames);
     return allowed ? echoing(c, next) : listing(c, next);
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, readConfig } from "../../src/config.js";
-import { exposedHeaders, requestedHeadersAllowed } from "../../src/http/cors.js";
+import { browserRequestHeaders, exposedHeaders, requestedHeadersAllowed } from "../../src/http/cors.js";
+import { surfaces } from "../../src/surfaces/surfaces.js";
 import { appUnderTest } from "../support/app-under-test.js";
 
 // CORS through app.request(), without a socket; runs on Node and in workerd (test/http is shared).
@@ -197,6 +198,8 @@ describe("PROMPTGATE_CORS_ORIGINS", () => {
 });
 
 describe("the request headers a preflight may ask for", () => {
+  const allowed = browserRequestHeaders(surfaces);
+
   it.each([
     "authorization",
     "Content-Type",
@@ -205,10 +208,10 @@ describe("the request headers a preflight may ask for", () => {
     "openai-organization,openai-project,x-stainless-helper-method",
     "x-promptgate-case,x-promptgate-call,x-promptgate-schema",
   ])("allows %s", (requested) => {
-    expect(requestedHeadersAllowed(requested)).toBe(true);
+    expect(requestedHeadersAllowed(requested, allowed)).toBe(true);
   });
 
   it.each(["cookie", "authorization,x-forwarded-for", "x-stainless"])("refuses %s", (requested) => {
-    expect(requestedHeadersAllowed(requested)).toBe(false);
+    expect(requestedHeadersAllowed(requested, allowed)).toBe(false);
   });
 });
