@@ -262,6 +262,17 @@ export interface SimulatedStandIn {
   create(clock: SimulatedClock): { fetch(request: Request): Response | Promise<Response> };
 }
 
+/** The route of a request body found without its URL (a stored request the replay CLI reads), from its shape. */
+export interface BareBodyRoute {
+  /** The route path below the surface's mount. */
+  route: string;
+  /**
+   * Whether only this API's bodies have the shape; false where another API's body may have it too (OpenAI chat's
+   * `messages`), which then yields to a sure claim of another surface.
+   */
+  sure: boolean;
+}
+
 /** What a route of a surface does with a request. */
 export type Endpoint = MeasuredEndpoint | ProxyEndpoint;
 
@@ -312,6 +323,8 @@ export interface Surface {
   browserHeaders?: readonly string[];
   /** The model the release check (`promptgate selftest`, `/readyz?deep=1`) asks for when the model table names none. */
   selfTestModel: string;
+  /** The route a bare request body was sent to where its shape is this API's; undefined where it is not. */
+  bareBodyRoute?(body: JsonObject): BareBodyRoute | undefined;
   /**
    * Model name prefixes the shipped model table (used when the policy folder holds no `models.toml`) sends to this
    * provider, e.g. `gemini-`; `defaultModels: true` makes it the provider of every other name.

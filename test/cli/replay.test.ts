@@ -118,6 +118,15 @@ describe("promptgate replay: surfaces and routes", () => {
     expect(request.prompt_size?.system_chars).toBe(9);
   });
 
+  it.each([
+    ["two APIs' shapes at once", { contents: [{ parts: [{ text: "Hi" }] }], input: "Hi" }, "openai and gemini"],
+    ["no API's shape", { model: "gpt-4o", temperature: 0.2 }, "cannot be inferred"],
+  ])("asks for an envelope for a bare body with %s", async (_, body, said) => {
+    const report = await replayFiles([storedFile([body])]);
+    expect(report.requests[0]).toMatchObject({ inferred: false, passes: false });
+    expect(report.requests[0]?.error?.message).toContain(said);
+  });
+
   it("measures a count route with the preflight only and never rejects it", async () => {
     const body = anthropicBody(text(30_000));
     const request = await replayOne({ surface: "anthropic", route: "/v1/messages/count_tokens", body });

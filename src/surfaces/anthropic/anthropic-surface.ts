@@ -30,6 +30,13 @@ function anthropicReasoning(body: JsonObject): RequestedReasoning | undefined {
   return { level: levelOfBudget(anthropicThinkingBudgets, thinking.budget_tokens), param: "thinking.budget_tokens" };
 }
 
+function hasSystemRole(messages: unknown): boolean {
+  return (
+    Array.isArray(messages) &&
+    messages.some((message) => isObject(message) && (message.role === "system" || message.role === "developer"))
+  );
+}
+
 /** The Anthropic Messages API at `/anthropic`. */
 export const anthropicSurface: Surface = {
   name: "anthropic",
@@ -44,6 +51,12 @@ export const anthropicSurface: Surface = {
   // The SDK's opt-in to running in a browser (`dangerouslyAllowBrowser`).
   browserHeaders: ["anthropic-dangerous-direct-browser-access"],
   selfTestModel: "claude-haiku-4-5",
+  // Messages takes no system or developer role in `messages`, but an OpenAI chat body may carry `max_tokens` (its
+  // older name for the output cap), so the roles decide first.
+  bareBodyRoute(body) {
+    if (body.messages === undefined || hasSystemRole(body.messages)) return undefined;
+    return body.max_tokens !== undefined || body.system !== undefined ? { route: "/v1/messages", sure: true } : undefined;
+  },
   shippedModels: { prefixes: ["claude-"] },
   credentialHeaders: ["x-api-key", "authorization"],
   // Beta calls may be marked `?beta=true` (earlier SDKs' beta resources did so).

@@ -90,6 +90,12 @@ export const geminiSurface: Surface = {
   },
   forwardedHeaders: ["x-goog-api-key", "authorization", "x-goog-api-client", "x-goog-user-project", "x-server-timeout"],
   selfTestModel: "gemini-2.5-flash",
+  // A stored body has lost its URL and with it the model, which is never counted.
+  bareBodyRoute(body) {
+    if (body.contents === undefined) return undefined;
+    const model = typeof body.model === "string" && body.model !== "" ? body.model.replace(/^models\//, "") : "unspecified";
+    return { route: `/v1beta/models/${encodeURIComponent(model)}:generateContent`, sure: true };
+  },
   shippedModels: { prefixes: ["gemini-"] },
   credentialHeaders: ["x-goog-api-key", "authorization"],
   credentialQuery: "key",

@@ -17,6 +17,8 @@ export const openaiCompatibleSurface: Surface = {
   // A local server's model is whatever it serves; the check asks for this name, which many accept.
   selfTestModel: "local",
   shippedModels: undefined,
+  // Its bodies are OpenAI's: a bare one is replayed as OpenAI's, whose measurement is the same.
+  bareBodyRoute: undefined,
   chatTranslation: openaiCompatibleChat,
   upstream: {
     variable: "PROMPTGATE_UPSTREAM_OPENAI_COMPATIBLE",

@@ -64,6 +64,13 @@ export const openaiSurface: Surface = {
   },
   forwardedHeaders: ["authorization", "openai-organization", "openai-project", "openai-beta", "idempotency-key"],
   selfTestModel: "gpt-4.1-mini",
+  // Responses has `input` or `instructions` and no `messages`; any `messages` body may be chat, unless another API's
+  // shape claims it surely (Anthropic's, which also has `messages`).
+  bareBodyRoute(body) {
+    if (body.messages !== undefined) return { route: "/chat/completions", sure: false };
+    if (body.input !== undefined || body.instructions !== undefined) return { route: "/responses", sure: true };
+    return undefined;
+  },
   shippedModels: { prefixes: [], defaultModels: true },
   credentialHeaders: ["authorization"],
   // Those of the proxied stored-response routes: retrieve (`stream`, `starting_after`, `include`,

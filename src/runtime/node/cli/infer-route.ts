@@ -1,4 +1,5 @@
-import { isObject, type JsonObject } from "../../../json/json-object.js";
+import type { JsonObject } from "../../../json/json-object.js";
+import type { Surface } from "../../../surfaces/surface.js";
 
 /** A surface and the route below its mount, as the gateway's `match` takes them. */
 export interface StoredRoute {
@@ -6,37 +7,29 @@ export interface StoredRoute {
   route: string;
 }
 
+/** A bare body's surface and route, or why they cannot be told from its shape. */
+export type InferredRoute = StoredRoute | { problem: string };
+
 /**
- * The surface and route of a bare request body, from its shape: Gemini has `contents`;
- * OpenAI Responses has `input` or `instructions` and no `messages`; Anthropic has `messages`
- * with `max_tokens` or a top-level `system`; any other `messages` body is OpenAI chat.
- * Undefined when the body has none of these.
+ * The surface and route of a bare request body, from its shape as each surface reads it (`bareBodyRoute`): the one
+ * surface sure of it, else the first that may take it. Two sure surfaces, or none that takes it, are a problem: an
+ * envelope must name them.
  */
-export function inferRoute(body: JsonObject): StoredRoute | undefined {
-  if (body.contents !== undefined) {
-    return { surface: "gemini", route: `/v1beta/models/${geminiModel(body)}:generateContent` };
+export function inferRoute(body: JsonObject, surfaces: readonly Surface[]): InferredRoute {
+  const claims = surfaces.flatMap((surface) => {
+    const claim = surface.bareBodyRoute?.(body);
+    return claim === undefined ? [] : [{ surface: surface.name, ...claim }];
+  });
+  const sure = claims.filter((claim) => claim.sure);
+  if (sure.length > 1) {
+    const names = sure.map((claim) => claim.surface).join(" and ");
+    return { problem: `This bare body has the shape of ${names} at once; an envelope must name its surface and route.` };
   }
-  if (body.messages === undefined) {
-    if (body.input !== undefined || body.instructions !== undefined) return { surface: "openai", route: "/responses" };
-    return undefined;
+  const chosen = sure[0] ?? claims[0];
+  if (chosen === undefined) {
+    return {
+      problem: "The surface of this bare body cannot be inferred from its shape; an envelope must name it and its route.",
+    };
   }
-  // Anthropic takes no system or developer role in `messages`, but an OpenAI chat body may
-  // carry `max_tokens` (its older name for the output cap), so the roles decide first.
-  if (!hasSystemRole(body.messages) && (body.max_tokens !== undefined || body.system !== undefined)) {
-    return { surface: "anthropic", route: "/v1/messages" };
-  }
-  return { surface: "openai", route: "/chat/completions" };
-}
-
-// A stored Gemini body has lost its URL and with it the model, which is never counted.
-function geminiModel(body: JsonObject): string {
-  if (typeof body.model !== "string" || body.model === "") return "unspecified";
-  return encodeURIComponent(body.model.replace(/^models\//, ""));
-}
-
-function hasSystemRole(messages: unknown): boolean {
-  return (
-    Array.isArray(messages) &&
-    messages.some((message) => isObject(message) && (message.role === "system" || message.role === "developer"))
-  );
+  return { surface: chosen.surface, route: chosen.route };
 }

@@ -1,5 +1,5 @@
 import { isObject, type JsonObject } from "../../../json/json-object.js";
-import { surfaceNames } from "../../../surfaces/surfaces.js";
+import { surfaceNames, surfaces } from "../../../surfaces/surfaces.js";
 import { inferRoute } from "./infer-route.js";
 import { UsageError } from "./usage-error.js";
 
@@ -84,12 +84,8 @@ function readStoredRequest(file: string, index: number, value: unknown): StoredR
   if (!isObject(value)) return problem("The stored request is not a JSON object.");
   // No provider's request body has a `surface` member, so one marks an envelope.
   if (value.surface === undefined) {
-    const inferred = inferRoute(value);
-    if (inferred === undefined) {
-      return problem(
-        "The surface of this bare body cannot be inferred: it has no `contents`, `input`, `instructions` or `messages`.",
-      );
-    }
+    const inferred = inferRoute(value, surfaces);
+    if ("problem" in inferred) return problem(inferred.problem);
     return {
       kind: "request",
       file,
