@@ -55,7 +55,9 @@ export const anthropicSurface: Surface = {
   // older name for the output cap), so the roles decide first.
   bareBodyRoute(body) {
     if (body.messages === undefined || hasSystemRole(body.messages)) return undefined;
-    return body.max_tokens !== undefined || body.system !== undefined ? { route: "/v1/messages", sure: true } : undefined;
+    return body.max_tokens !== undefined || body.system !== undefined
+      ? { route: "/v1/messages", sure: true }
+      : undefined;
   },
   shippedModels: { prefixes: ["claude-"] },
   credentialHeaders: ["x-api-key", "authorization"],

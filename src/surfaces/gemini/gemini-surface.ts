@@ -93,7 +93,8 @@ export const geminiSurface: Surface = {
   // A stored body has lost its URL and with it the model, which is never counted.
   bareBodyRoute(body) {
     if (body.contents === undefined) return undefined;
-    const model = typeof body.model === "string" && body.model !== "" ? body.model.replace(/^models\//, "") : "unspecified";
+    const model =
+      typeof body.model === "string" && body.model !== "" ? body.model.replace(/^models\//, "") : "unspecified";
     return { route: `/v1beta/models/${encodeURIComponent(model)}:generateContent`, sure: true };
   },
   shippedModels: { prefixes: ["gemini-"] },

@@ -23,12 +23,15 @@ export function inferRoute(body: JsonObject, surfaces: readonly Surface[]): Infe
   const sure = claims.filter((claim) => claim.sure);
   if (sure.length > 1) {
     const names = sure.map((claim) => claim.surface).join(" and ");
-    return { problem: `This bare body has the shape of ${names} at once; an envelope must name its surface and route.` };
+    return {
+      problem: `This bare body has the shape of ${names} at once; an envelope must name its surface and route.`,
+    };
   }
   const chosen = sure[0] ?? claims[0];
   if (chosen === undefined) {
     return {
-      problem: "The surface of this bare body cannot be inferred from its shape; an envelope must name it and its route.",
+      problem:
+        "The surface of this bare body cannot be inferred from its shape; an envelope must name it and its route.",
     };
   }
   return { surface: chosen.surface, route: chosen.route };
