@@ -19,15 +19,6 @@ export interface Policy {
     /** The most binary media parts (images, audio, video, PDF) a call may carry; unset: no cap. */
     max_media_parts?: number;
   };
-  gemini: {
-    projection: "nested" | "outer" | "none";
-    schema_field: "responseJsonSchema" | "responseSchema";
-    /**
-     * How `nested` writes alternatives for `responseJsonSchema`: kept as `anyOf` (`any_of`, the meaning
-     * when unset, which keeps older versions' identity) or as their common shape (`common_shape`).
-     */
-    unions?: "any_of" | "common_shape";
-  };
   validation: {
     enabled: boolean;
     on_invalid: "error" | "annotate";
@@ -85,6 +76,11 @@ export interface Policy {
    * (`x-promptgate-sources`, seeds 003 and 004). Optional; `citationsOf` gives `/citations` and `source_id`.
    */
   citations?: { at?: string; field?: string };
+  /**
+   * A provider's own section (e.g. `[gemini]`: how a response schema is sent to it), by the provider's name: that
+   * provider's folder reads and types it; the policy schema validates it and fills its defaults.
+   */
+  readonly [providerSection: string]: unknown;
 }
 
 /** Where the policy's answers cite their sources: a pointer pattern to arrays of citations, and the id member. */

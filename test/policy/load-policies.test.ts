@@ -86,7 +86,7 @@ describe("loadPolicies with the shipped files", () => {
   it("loads investigation.bounded.v1 with the same window, the outer projection and no repair rule", async () => {
     const { policy } = await loadShipped("investigation.bounded.v1");
     expect(policy.window).toEqual({ enforce: true, target_chars: 10000, limit_chars: 20000, reserve_chars: 1500 });
-    expect(policy.gemini.projection).toBe("outer");
+    expect(policy.gemini).toMatchObject({ projection: "outer" });
     expect(policy.validation).toEqual({
       enabled: true,
       on_invalid: "error",
@@ -98,7 +98,7 @@ describe("loadPolicies with the shipped files", () => {
   it("loads case.interpretation as a measure-only 100,000 / 1,000,000 / 0 window", async () => {
     const { policy } = await loadShipped("case.interpretation");
     expect(policy.window).toEqual({ enforce: false, target_chars: 100000, limit_chars: 1000000, reserve_chars: 0 });
-    expect(policy.gemini.projection).toBe("nested");
+    expect(policy.gemini).toMatchObject({ projection: "nested" });
     expect(policy.validation).toEqual({ enabled: true, on_invalid: "annotate" });
   });
 

@@ -3,6 +3,7 @@ import { isObject, type JsonObject } from "../../json/json-object.js";
 import { responseFacts, type StructuredOutput, tokenUsage } from "../surface.js";
 import { textPlacer } from "../text-placer.js";
 import { geminiMember } from "./gemini-member.js";
+import { geminiPolicyOf } from "./gemini-policy.js";
 import { geminiSchemaRefusal } from "./gemini-schema-refusal.js";
 import { openApiToJsonSchema } from "./projection/openapi-to-json-schema.js";
 import { projectForGemini } from "./projection/projection.js";
@@ -44,7 +45,7 @@ export const geminiStructuredOutput: StructuredOutput = {
     return openApi ? openApiToJsonSchema(call.responseSchema) : call.responseSchema;
   },
   transport(body, fullSchema, policy, native) {
-    const { projection, schema_field: field, unions } = policy.gemini;
+    const { projection, schema_field: field, unions } = geminiPolicyOf(policy);
     if (native && projection === "none") return undefined;
     const key = generationConfigKey(body);
     const config: JsonObject = { ...(isObject(body[key]) ? body[key] : {}) };
