@@ -2,16 +2,19 @@ import type { PolicyVersion } from "../policy/policy.js";
 import type { CallDecision, CallRecord } from "../record/call-record.js";
 import type { WindowEntry } from "../window/kept-quota.js";
 
-/** What the gateway remembers of a Gemini cached content it created: its size, never its text. */
+/**
+ * What the gateway remembers of a named prefix a provider keeps for later calls (a cached content), created through
+ * the gateway: its size, never its text.
+ */
 export interface CachedPrefixRecord {
-  /** The provider's name, e.g. `cachedContents/abc123`. */
+  /** The provider's name of it, as later calls name it. */
   name: string;
   /**
    * The keyed hash of the credential of the call that created it (see `principalOf`); empty for a record kept
    * before records had one, which is no one's.
    */
   principal: string;
-  /** Code points of the cached system instruction, contents and tools, measured at creation. */
+  /** Code points of everything the prefix holds that a model reads (system text, messages, tools), measured at creation. */
   chars: number;
   /** Canonical-JSON SHA-256 of every JSON object embedded in the cached text, for schema de-duplication. */
   schemaHashes: string[];
@@ -188,7 +191,7 @@ export interface CaseFreezeStore {
   resetInvalidAnswers(caseId: string): Promise<void>;
 }
 
-/** The Gemini cached contents the gateway created. */
+/** The named prefixes (cached contents) created through the gateway. */
 export interface CachedPrefixStore {
   putCachedPrefix(record: CachedPrefixRecord): Promise<void>;
   /** The record, or undefined when unknown or expired at `now` (epoch ms). */
