@@ -63,15 +63,25 @@ const modelKeys = ["provider", "upstream_model", "reasoning", "fallback"];
 
 /**
  * Reads and checks a model table; throws a `PolicyFileError` naming the file, the field and the reason.
- * `providers` are the names the gateway can reach (its surfaces). A fallback must resolve to another model and
+ * `surfaces` are the providers the gateway can reach; without `default_provider` the one whose shipped models are
+ * every other name (`shippedModels.defaultModels`) takes the names no rule gives. A fallback must resolve to another model and
  * may not itself fall back further than that one attempt (its own fallback is never used).
  */
-export function parseModelTable(path: string, text: string, providers: readonly string[]): ModelTable {
+export function parseModelTable(
+  path: string,
+  text: string,
+  surfaces: readonly Pick<Surface, "name" | "shippedModels">[],
+): ModelTable {
   const root = parseToml(path, text);
   checkKeys(path, root, topKeys, "");
-  const reading = { path, providers };
+  const reading = { path, providers: surfaces.map((surface) => surface.name) };
   const defaultProvider =
-    root.default_provider === undefined ? "openai" : provider(reading, root.default_provider, "default_provider");
+    root.default_provider === undefined
+      ? surfaces.find((surface) => surface.shippedModels?.defaultModels)?.name
+      : provider(reading, root.default_provider, "default_provider");
+  if (defaultProvider === undefined) {
+    throw new PolicyFileError(path, "default_provider", "must name the provider of the models no rule names");
+  }
   const defaultReasoning = levels(reading, root.default_reasoning, "default_reasoning");
   const prefixes = tableArray(path, root.prefix, "prefix").map((rule, index): PrefixRule => {
     const field = `prefix[${index}]`;
@@ -215,9 +225,7 @@ export function modelTableOf(
   file: { path: string; text: string } | undefined,
   surfaces: readonly Pick<Surface, "name" | "shippedModels">[],
 ): ModelTable {
-  const providers = surfaces.map((surface) => surface.name);
-  if (file === undefined) {
-    return parseModelTable("(shipped default model table)", shippedModelTable(surfaces), providers);
-  }
-  return parseModelTable(file.path, file.text, providers);
+  if (file === undefined)
+    return parseModelTable("(shipped default model table)", shippedModelTable(surfaces), surfaces);
+  return parseModelTable(file.path, file.text, surfaces);
 }

@@ -6,11 +6,9 @@ import { acceptedLevels, checkedReasoning } from "../../src/routing/reasoning.js
 import { levelOfBudget } from "../../src/surfaces/requested-reasoning.js";
 import { surfaces } from "../../src/surfaces/surfaces.js";
 
-const providers = ["openai", "gemini", "anthropic", "openai-compatible"];
-
 function refusal(text: string): PolicyFileError {
   try {
-    parseModelTable("models.toml", text, providers);
+    parseModelTable("models.toml", text, surfaces);
   } catch (error) {
     if (PolicyFileError.isInstance(error)) return error;
     throw error;
@@ -35,7 +33,7 @@ describe("the model table", () => {
       reasoning = ["low", "high"]
       fallback = "claude-haiku-4-5"
       `,
-      providers,
+      surfaces,
     );
     expect(table.resolve("fast")).toMatchObject({
       provider: "gemini",
@@ -56,8 +54,14 @@ describe("the model table", () => {
     expect(table.resolve("gpt-5").provider).toBe("openai");
   });
 
+  it("asks for default_provider where no provider takes every other name", () => {
+    const named = surfaces.map((surface) => ({ name: surface.name, shippedModels: undefined }));
+    expect(() => parseModelTable("models.toml", "", named)).toThrow(/default_provider/);
+    expect(parseModelTable("models.toml", 'default_provider = "gemini"', named).resolve("x").provider).toBe("gemini");
+  });
+
   it("reads the repository's policies/models.toml", () => {
-    const table = parseModelTable("policies/models.toml", readFileSync("policies/models.toml", "utf8"), providers);
+    const table = parseModelTable("policies/models.toml", readFileSync("policies/models.toml", "utf8"), surfaces);
     expect(table.resolve("fast")).toMatchObject({ provider: "gemini", fallback: "claude-haiku-4-5" });
     expect(table.resolve("gpt-5").reasoning).toEqual(["none", "low", "medium", "high", "xhigh"]);
   });
