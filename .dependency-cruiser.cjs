@@ -11,6 +11,7 @@ const layers = [
   { name: "window", paths: ["^src/window/"] },
   { name: "schema", paths: ["^src/schema/"] },
   { name: "record", paths: ["^src/record/"] },
+  { name: "keys", paths: ["^src/keys/"] },
   { name: "store", paths: ["^src/store/"] },
   { name: "surfaces, simulated", paths: ["^src/surfaces/", "^src/simulated/"] },
   { name: "config", paths: ["^src/config[^/]*\\.ts$"] },

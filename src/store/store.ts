@@ -1,3 +1,4 @@
+import type { KeySettings, NamedKey } from "../keys/named-key.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallDecision, CallRecord } from "../record/call-record.js";
 import type { WindowEntry } from "../window/kept-quota.js";
@@ -278,6 +279,34 @@ export interface KeptStore {
   windowUsage(now: number, except: WindowEntry): Promise<{ count: number; chars: number }>;
 }
 
+/**
+ * Named keys made through the admin API or the CLI, each with the SHA-256 (lowercase hex) of every secret that opens
+ * it; never a secret itself. Keys of `keys.toml` are not kept here.
+ */
+export interface KeyStore {
+  /** Keeps a new key (its `source` is `api`) with the SHA-256 of its secret. */
+  putKey(key: NamedKey, secretSha256: string): Promise<void>;
+  getKey(id: string): Promise<NamedKey | undefined>;
+  /** Every key, revoked and expired ones included, in the order they were made. */
+  listKeys(): Promise<NamedKey[]>;
+  /**
+   * The key a secret's SHA-256 opens at `now` (epoch ms): its current secret, or an earlier one within the grace a
+   * rotation gave it; undefined for any other. Revoked and expired keys are returned too: the caller tells them apart.
+   */
+  keyOfSecret(secretSha256: string, now: number): Promise<NamedKey | undefined>;
+  /** Replaces a key's settings; returns the key as it is afterwards, undefined when unknown. */
+  updateKey(id: string, settings: KeySettings): Promise<NamedKey | undefined>;
+  /** Revokes a key at `at` unless it is revoked already (the first time stays); returns it, undefined when unknown. */
+  revokeKey(id: string, at: number): Promise<NamedKey | undefined>;
+  /**
+   * Adds a secret to a key, atomically letting every earlier one open it only until `graceUntil` (epoch ms; an earlier
+   * one's shorter grace stays); returns false when the key is unknown.
+   */
+  rotateKey(id: string, secretSha256: string, graceUntil: number): Promise<boolean>;
+  /** Notes that a call presented the key at `at`; an earlier time never replaces a later one. */
+  touchKey(id: string, at: number): Promise<void>;
+}
+
 /** The store's own secrets. */
 export interface SecretStore {
   /**
@@ -330,5 +359,6 @@ export type Store = PolicyVersionStore &
   JobStore &
   KeptStore &
   SecretStore &
+  KeyStore &
   CallStore &
   StoreUpkeep;
