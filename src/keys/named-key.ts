@@ -105,13 +105,8 @@ export interface FileKey {
   secretSha256: string;
 }
 
-/**
- * The keys a gateway knows besides those in its store, and whether callers must present a key: decided at start-up
- * (`PROMPTGATE_KEYS` set, `PROMPTGATE_KEY_MODE=keys`, or a named key in the store or file) and kept until restart.
- */
+/** The named keys a gateway knows: those of `keys.toml`, and the store's as it last read them. */
 export interface KeyRing {
-  /** Whether every call must present a gateway key (unnamed or named); false: pass-through. */
-  readonly required: boolean;
   /** The keys of `keys.toml` as last loaded (replaced when the policies are reloaded). */
   fileKeys(): readonly FileKey[];
   /**
