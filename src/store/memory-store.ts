@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import type { NamedKey } from "../keys/named-key.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { WindowEntry } from "../window/kept-quota.js";
@@ -92,6 +93,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   const sessions = boundedMap<SessionRecord>(maxEntries);
   const turns = new Map<string, { holder: string; until: number }>();
   const secrets = new Map<string, string>();
+  // Keys are few and kept for good, in the order they were made; their secrets by SHA-256, each with the end of its
+  // grace (undefined: none).
+  const namedKeys = new Map<string, NamedKey>();
+  const keySecrets = new Map<string, { keyId: string; validUntil: number | undefined }>();
   const jobs = boundedMap<JobRecord>(maxEntries);
   // Keyed by [principal, id] as JSON, so that no separator character can make two pairs collide.
   const evidence = boundedMap<EvidenceRecord>(maxEntries);
@@ -288,6 +293,55 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       const made = randomSecret();
       secrets.set(name, made);
       return made;
+    },
+
+    async putKey(key, secretSha256) {
+      if (namedKeys.has(key.id)) throw new Error(`A key of id ${key.id} is kept already.`);
+      if (keySecrets.has(secretSha256)) throw new Error("A key secret of that SHA-256 is kept already.");
+      namedKeys.set(key.id, { ...structuredClone(key), source: "api" });
+      keySecrets.set(secretSha256, { keyId: key.id, validUntil: undefined });
+    },
+    async getKey(id) {
+      const key = namedKeys.get(id);
+      return key === undefined ? undefined : structuredClone(key);
+    },
+    async listKeys() {
+      return [...namedKeys.values()].map((key) => structuredClone(key));
+    },
+    async keyOfSecret(secretSha256, now) {
+      const secret = keySecrets.get(secretSha256);
+      if (secret === undefined || (secret.validUntil !== undefined && secret.validUntil <= now)) return undefined;
+      const key = namedKeys.get(secret.keyId);
+      return key === undefined ? undefined : structuredClone(key);
+    },
+    async updateKey(id, settings) {
+      const key = namedKeys.get(id);
+      if (key === undefined) return undefined;
+      const { name, team, policies, models, credentials, limits, expiresAt } = structuredClone(settings);
+      const updated: NamedKey = { ...key, name, team, policies, models, credentials, limits, expiresAt };
+      namedKeys.set(id, updated);
+      return structuredClone(updated);
+    },
+    async revokeKey(id, at) {
+      const key = namedKeys.get(id);
+      if (key === undefined) return undefined;
+      if (key.revokedAt === undefined) key.revokedAt = at;
+      return structuredClone(key);
+    },
+    async rotateKey(id, secretSha256, graceUntil) {
+      if (!namedKeys.has(id)) return false;
+      if (keySecrets.has(secretSha256)) throw new Error("A key secret of that SHA-256 is kept already.");
+      for (const secret of keySecrets.values()) {
+        if (secret.keyId === id && (secret.validUntil === undefined || secret.validUntil > graceUntil)) {
+          secret.validUntil = graceUntil;
+        }
+      }
+      keySecrets.set(secretSha256, { keyId: id, validUntil: undefined });
+      return true;
+    },
+    async touchKey(id, at) {
+      const key = namedKeys.get(id);
+      if (key !== undefined && (key.lastUsedAt === undefined || key.lastUsedAt < at)) key.lastUsedAt = at;
     },
 
     async appendCall(record) {

@@ -1,3 +1,4 @@
+import type { KeySettings, NamedKey } from "../keys/named-key.js";
 import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
@@ -137,6 +138,82 @@ function sessionOf(row: SessionRow): SessionRecord {
     startedAt: row.started_at,
     lastTurnAt: row.last_turn_at,
   };
+}
+
+interface NamedKeyRow {
+  id: string;
+  settings: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+const namedKeyColumns = "id, settings, created_at, expires_at, revoked_at, last_used_at";
+
+/** A key's settings as kept in its `settings` column: JSON, with null for a team or limits not given. */
+interface StoredKeySettings {
+  name: string;
+  team: string | null;
+  policies: string[];
+  models: string[];
+  credentials: Record<string, string>;
+  limits: Record<string, unknown> | null;
+}
+
+/** The JSON text of a key's settings but its expiry, which has a column of its own. */
+function keySettingsText(settings: KeySettings): string {
+  const stored: StoredKeySettings = {
+    name: settings.name,
+    team: settings.team ?? null,
+    policies: [...settings.policies],
+    models: [...settings.models],
+    credentials: { ...settings.credentials },
+    limits: settings.limits === undefined ? null : { ...settings.limits },
+  };
+  return JSON.stringify(stored);
+}
+
+function namedKeyOf(row: NamedKeyRow): NamedKey {
+  const settings = JSON.parse(row.settings) as StoredKeySettings;
+  return {
+    id: row.id,
+    name: settings.name,
+    team: settings.team ?? undefined,
+    policies: settings.policies,
+    models: settings.models,
+    credentials: settings.credentials,
+    limits: settings.limits ?? undefined,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at ?? undefined,
+    revokedAt: row.revoked_at ?? undefined,
+    lastUsedAt: row.last_used_at ?? undefined,
+    source: "api",
+  };
+}
+
+/**
+ * The two statements of a key's rotation, to be run in this order as one atomic step: the first ends the grace of
+ * every secret the key has (keeping an earlier end), the second adds the new secret, without an end, and returns the
+ * key's id, or no row when the key is unknown. A store whose engine lets a concurrent rotation of the same key
+ * interleave with them (PostgreSQL) locks the key's row first.
+ */
+export function keyRotationStatements(
+  id: string,
+  secretSha256: string,
+  graceUntil: number,
+): [SqlStatement, SqlStatement] {
+  return [
+    [
+      `UPDATE key_secrets SET valid_until = CASE WHEN valid_until IS NULL OR valid_until > ? THEN ? ELSE valid_until END
+       WHERE key_id = ?`,
+      [graceUntil, graceUntil, id],
+    ],
+    [
+      "INSERT INTO key_secrets (sha256, key_id) SELECT ?, id FROM named_keys WHERE id = ? RETURNING key_id",
+      [secretSha256, id],
+    ],
+  ];
 }
 
 /** The executor with every text written as `storedText` keeps it and read back as it was (see there). */
@@ -474,6 +551,72 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
       );
       if (row === undefined) throw new Error("A store secret was not kept.");
       return row.value;
+    },
+
+    async putKey(key, secretSha256) {
+      // The key and its secret in one atomic step, so that no key is ever kept without a secret.
+      const kept = await database.writeThenRead<{ key_id: string }>(
+        [
+          `INSERT INTO named_keys (id, settings, created_at, expires_at, revoked_at, last_used_at)
+           VALUES (?, ?, ?, ?, ?, ?)`,
+          [
+            key.id,
+            keySettingsText(key),
+            key.createdAt,
+            key.expiresAt ?? null,
+            key.revokedAt ?? null,
+            key.lastUsedAt ?? null,
+          ],
+        ],
+        ["INSERT INTO key_secrets (sha256, key_id) VALUES (?, ?) RETURNING key_id", [secretSha256, key.id]],
+      );
+      if (kept === undefined) throw new Error("A key's secret was not kept.");
+    },
+    async getKey(id) {
+      const row = await database.first<NamedKeyRow>([`SELECT ${namedKeyColumns} FROM named_keys WHERE id = ?`, [id]]);
+      return row === undefined ? undefined : namedKeyOf(row);
+    },
+    async listKeys() {
+      const rows = await database.all<NamedKeyRow>([`SELECT ${namedKeyColumns} FROM named_keys ORDER BY seq`, []]);
+      return rows.map(namedKeyOf);
+    },
+    async keyOfSecret(secretSha256, now) {
+      const row = await database.first<NamedKeyRow>([
+        `SELECT k.id AS id, k.settings AS settings, k.created_at AS created_at, k.expires_at AS expires_at,
+           k.revoked_at AS revoked_at, k.last_used_at AS last_used_at
+         FROM key_secrets s JOIN named_keys k ON k.id = s.key_id
+         WHERE s.sha256 = ? AND (s.valid_until IS NULL OR s.valid_until > ?)`,
+        [secretSha256, now],
+      ]);
+      return row === undefined ? undefined : namedKeyOf(row);
+    },
+    async updateKey(id, settings) {
+      const row = await database.writeThenRead<NamedKeyRow>(
+        [
+          "UPDATE named_keys SET settings = ?, expires_at = ? WHERE id = ?",
+          [keySettingsText(settings), settings.expiresAt ?? null, id],
+        ],
+        [`SELECT ${namedKeyColumns} FROM named_keys WHERE id = ?`, [id]],
+      );
+      return row === undefined ? undefined : namedKeyOf(row);
+    },
+    async revokeKey(id, at) {
+      const row = await database.writeThenRead<NamedKeyRow>(
+        ["UPDATE named_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [at, id]],
+        [`SELECT ${namedKeyColumns} FROM named_keys WHERE id = ?`, [id]],
+      );
+      return row === undefined ? undefined : namedKeyOf(row);
+    },
+    async rotateKey(id, secretSha256, graceUntil) {
+      // SQLite and D1 run both statements under the database's write lock, so rotations of one key never interleave.
+      const [endGrace, addSecret] = keyRotationStatements(id, secretSha256, graceUntil);
+      return (await database.writeThenRead<{ key_id: string }>(endGrace, addSecret)) !== undefined;
+    },
+    async touchKey(id, at) {
+      await database.run([
+        "UPDATE named_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+        [at, id, at],
+      ]);
     },
 
     async appendCall(record) {

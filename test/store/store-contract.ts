@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { KeySettings, NamedKey } from "../../src/keys/named-key.js";
 import type { Policy, PolicyVersion } from "../../src/policy/policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
 import type { JobRecord, SessionRecord, Store } from "../../src/store/store.js";
@@ -80,7 +81,25 @@ export function callRecord(ref: string, caseId: string | undefined, overrides: P
   };
 }
 
-/** Runs the Store contract against the stores `createStore` makes, one fresh store per test. */
+/** A named key as the admin API makes one, with every optional setting left out unless `overrides` gives it. */
+export function namedKey(id: string, overrides: Partial<NamedKey> = {}): NamedKey {
+  return {
+    id,
+    name: `name of ${id}`,
+    team: undefined,
+    policies: [],
+    models: [],
+    credentials: {},
+    limits: undefined,
+    createdAt: 1_000,
+    expiresAt: undefined,
+    revokedAt: undefined,
+    lastUsedAt: undefined,
+    source: "api",
+    ...overrides,
+  };
+}
+
 /** The tables of the store's schema, for tests that empty or drop them between stores. */
 export const storeTables = [
   "policy_versions",
@@ -93,8 +112,11 @@ export const storeTables = [
   "jobs",
   "evidence",
   "source_indexes",
+  "named_keys",
+  "key_secrets",
 ];
 
+/** Runs the Store contract against the stores `createStore` makes, one fresh store per test. */
 export function describeStore(name: string, createStore: () => Store | Promise<Store>): void {
   describe(name, () => {
     let store: Store;
@@ -883,6 +905,196 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
           calls: [],
           more: false,
         });
+      });
+    });
+
+    describe("named keys", () => {
+      const key1 = "key_000000000000000000000001";
+      const key2 = "key_000000000000000000000002";
+      const key3 = "key_000000000000000000000003";
+
+      it("gets and lists no key when none was put", async () => {
+        expect(await store.getKey(key1)).toBeUndefined();
+        expect(await store.listKeys()).toEqual([]);
+        expect(await store.keyOfSecret(sha("1"), 0)).toBeUndefined();
+      });
+
+      it("gets a put key and lists keys in the order they were made", async () => {
+        const first = namedKey(key2, { createdAt: 3_000 });
+        const second = namedKey(key1, { createdAt: 1_000 });
+        const third = namedKey(key3, { createdAt: 2_000 });
+        await store.putKey(first, sha("1"));
+        await store.putKey(second, sha("2"));
+        await store.putKey(third, sha("3"));
+        expect(await store.getKey(key1)).toEqual(second);
+        expect(await store.listKeys()).toEqual([first, second, third]);
+      });
+
+      it("keeps every setting exactly as given, undefined ones as undefined", async () => {
+        const bare = namedKey(key1);
+        const full = namedKey(key2, {
+          name: "reporting batch",
+          team: "analytics",
+          policies: ["investigation.bounded", "default"],
+          models: ["gpt-*", "gemini-2.?-pro"],
+          credentials: { "openai.chat.completions": "OPENAI_KEY_ANALYTICS", gemini: "GEMINI_KEY_ANALYTICS" },
+          limits: { requests_per_minute: 60, daily: { chars: 1_000_000, strict: true }, note: null },
+          createdAt: 1_700_000_000_000,
+          expiresAt: 1_800_000_000_000,
+        });
+        const emptyTeam = namedKey(key3, { team: "", limits: {} });
+        for (const [key, digit] of [
+          [bare, "1"],
+          [full, "2"],
+          [emptyTeam, "3"],
+        ] as const) {
+          await store.putKey(key, sha(digit));
+        }
+        expect(await store.getKey(key1)).toEqual(bare);
+        expect(await store.getKey(key2)).toEqual(full);
+        expect(await store.getKey(key3)).toEqual(emptyTeam);
+        const kept = await store.getKey(key1);
+        for (const field of ["team", "limits", "expiresAt", "revokedAt", "lastUsedAt"] as const) {
+          expect(kept).toHaveProperty(field, undefined);
+        }
+        expect(await store.listKeys()).toEqual([bare, full, emptyTeam]);
+      });
+
+      it("keeps a put key unchanged when the caller later mutates its object", async () => {
+        const key = namedKey(key1, { policies: ["default"], credentials: { gemini: "GEMINI_KEY" } });
+        await store.putKey(key, sha("1"));
+        (key.policies as string[]).push("other");
+        (key.credentials as Record<string, string>).gemini = "CHANGED";
+        expect(await store.getKey(key1)).toMatchObject({
+          policies: ["default"],
+          credentials: { gemini: "GEMINI_KEY" },
+        });
+      });
+
+      it("finds a key by its secret's hash, and none by a hash it does not know", async () => {
+        const key = namedKey(key1);
+        await store.putKey(key, sha("1"));
+        expect(await store.keyOfSecret(sha("1"), 5_000)).toEqual(key);
+        expect(await store.keyOfSecret(sha("2"), 5_000)).toBeUndefined();
+      });
+
+      it("finds a revoked or expired key by its secret, for the caller to refuse", async () => {
+        await store.putKey(namedKey(key1, { expiresAt: 2_000 }), sha("1"));
+        await store.putKey(namedKey(key2), sha("2"));
+        await store.revokeKey(key2, 3_000);
+        expect(await store.keyOfSecret(sha("1"), 5_000)).toMatchObject({ id: key1, expiresAt: 2_000 });
+        expect(await store.keyOfSecret(sha("2"), 5_000)).toMatchObject({ id: key2, revokedAt: 3_000 });
+      });
+
+      it("replaces a key's settings, keeping its id, creation time, times of use and source", async () => {
+        const key = namedKey(key1, {
+          team: "analytics",
+          policies: ["default"],
+          limits: { requests_per_minute: 60 },
+          expiresAt: 9_000,
+        });
+        await store.putKey(key, sha("1"));
+        await store.touchKey(key1, 4_000);
+        const settings: KeySettings = {
+          name: "renamed",
+          team: undefined,
+          policies: [],
+          models: ["claude-*"],
+          credentials: { anthropic: "ANTHROPIC_KEY_B" },
+          limits: undefined,
+          expiresAt: undefined,
+        };
+        const expected: NamedKey = { ...key, ...settings, lastUsedAt: 4_000 };
+        expect(await store.updateKey(key1, settings)).toEqual(expected);
+        expect(await store.getKey(key1)).toEqual(expected);
+        expect(await store.keyOfSecret(sha("1"), 5_000)).toEqual(expected);
+      });
+
+      it("updates no unknown key", async () => {
+        const settings: KeySettings = {
+          name: "x",
+          team: undefined,
+          policies: [],
+          models: [],
+          credentials: {},
+          limits: undefined,
+          expiresAt: undefined,
+        };
+        expect(await store.updateKey(key1, settings)).toBeUndefined();
+        expect(await store.listKeys()).toEqual([]);
+      });
+
+      it("revokes a key once: a second revocation keeps the first time", async () => {
+        await store.putKey(namedKey(key1), sha("1"));
+        expect(await store.revokeKey(key1, 2_000)).toEqual(namedKey(key1, { revokedAt: 2_000 }));
+        expect(await store.revokeKey(key1, 3_000)).toEqual(namedKey(key1, { revokedAt: 2_000 }));
+        expect(await store.getKey(key1)).toMatchObject({ revokedAt: 2_000 });
+        expect(await store.revokeKey(key2, 3_000)).toBeUndefined();
+      });
+
+      it("lets both secrets open a rotated key until the grace ends, then only the new one", async () => {
+        const key = namedKey(key1);
+        await store.putKey(key, sha("1"));
+        await store.putKey(namedKey(key2), sha("9"));
+        expect(await store.rotateKey(key1, sha("2"), 10_000)).toBe(true);
+        expect(await store.keyOfSecret(sha("1"), 9_999)).toEqual(key);
+        expect(await store.keyOfSecret(sha("2"), 9_999)).toEqual(key);
+        expect(await store.keyOfSecret(sha("1"), 10_000)).toBeUndefined();
+        expect(await store.keyOfSecret(sha("2"), 10_000)).toEqual(key);
+        expect(await store.keyOfSecret(sha("2"), 1_000_000)).toEqual(key);
+        // Another key's secret is left as it was.
+        expect(await store.keyOfSecret(sha("9"), 1_000_000)).toMatchObject({ id: key2 });
+      });
+
+      it("keeps an earlier secret's shorter grace when a later rotation gives a longer one", async () => {
+        await store.putKey(namedKey(key1), sha("1"));
+        expect(await store.rotateKey(key1, sha("2"), 10_000)).toBe(true);
+        expect(await store.rotateKey(key1, sha("3"), 20_000)).toBe(true);
+        expect(await store.keyOfSecret(sha("1"), 9_999)).toMatchObject({ id: key1 });
+        expect(await store.keyOfSecret(sha("1"), 10_000)).toBeUndefined();
+        expect(await store.keyOfSecret(sha("2"), 19_999)).toMatchObject({ id: key1 });
+        expect(await store.keyOfSecret(sha("2"), 20_000)).toBeUndefined();
+        expect(await store.keyOfSecret(sha("3"), 20_000)).toMatchObject({ id: key1 });
+      });
+
+      it("shortens an earlier secret's grace when a later rotation gives a shorter one", async () => {
+        await store.putKey(namedKey(key1), sha("1"));
+        await store.rotateKey(key1, sha("2"), 20_000);
+        await store.rotateKey(key1, sha("3"), 5_000);
+        expect(await store.keyOfSecret(sha("1"), 5_000)).toBeUndefined();
+        expect(await store.keyOfSecret(sha("2"), 5_000)).toBeUndefined();
+        expect(await store.keyOfSecret(sha("3"), 5_000)).toMatchObject({ id: key1 });
+      });
+
+      it("leaves exactly one secret without an end when rotations of one key race", async () => {
+        await store.putKey(namedKey(key1), sha("0"));
+        const digits = ["1", "2", "3", "4", "5", "6"];
+        // Reads side by side first, so that a store with a pool of connections has one open for each rotation.
+        await Promise.all(digits.map(() => store.getKey(key1)));
+        const rotated = await Promise.all(digits.map((digit) => store.rotateKey(key1, sha(digit), 10_000)));
+        expect(rotated).toEqual(digits.map(() => true));
+        const opening = [];
+        for (const digit of ["0", ...digits]) {
+          if ((await store.keyOfSecret(sha(digit), 10_000)) !== undefined) opening.push(digit);
+        }
+        expect(opening).toHaveLength(1);
+      });
+
+      it("rotates no unknown key", async () => {
+        expect(await store.rotateKey(key1, sha("2"), 10_000)).toBe(false);
+        expect(await store.keyOfSecret(sha("2"), 0)).toBeUndefined();
+      });
+
+      it("never moves a key's last use backwards", async () => {
+        await store.putKey(namedKey(key1), sha("1"));
+        await store.touchKey(key1, 5_000);
+        expect(await store.getKey(key1)).toMatchObject({ lastUsedAt: 5_000 });
+        await store.touchKey(key1, 4_000);
+        expect(await store.getKey(key1)).toMatchObject({ lastUsedAt: 5_000 });
+        await store.touchKey(key1, 6_000);
+        expect(await store.getKey(key1)).toMatchObject({ lastUsedAt: 6_000 });
+        await store.touchKey(key2, 7_000);
+        expect(await store.getKey(key2)).toBeUndefined();
       });
     });
   });

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import type { CallRecord } from "../../record/call-record.js";
 import type { SqlStatement } from "../../store/sql-statement.js";
-import { type SqlDialect, type SqlExecutor, sqlStore } from "../../store/sql-store.js";
+import { keyRotationStatements, type SqlDialect, type SqlExecutor, sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
 import { storedStatement } from "../../store/stored-text.js";
 import { atTurnEnd } from "./turn-end.js";
@@ -255,6 +255,31 @@ export async function postgresStore(options: PostgresOptions): Promise<Store & {
         } finally {
           await client.query("SELECT pg_advisory_unlock($1)", [sweepLock]);
         }
+      } finally {
+        client.release();
+      }
+    },
+    // Under READ COMMITTED a rotation's UPDATE does not see a secret a concurrent rotation of the same key has just
+    // added, which would then keep no end; locking the key's row first makes rotations of one key take turns.
+    async rotateKey(id, secretSha256, graceUntil) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const execute = async (statement: SqlStatement) => {
+          const [sql, params] = storedStatement(statement);
+          return (await client.query({ text: textOf(sql), values: params as unknown[] })).rowCount ?? 0;
+        };
+        const [endGrace, addSecret] = keyRotationStatements(id, secretSha256, graceUntil);
+        const known = (await execute(["SELECT id FROM named_keys WHERE id = ? FOR UPDATE", [id]])) > 0;
+        if (known) {
+          await execute(endGrace);
+          await execute(addSecret);
+        }
+        await client.query("COMMIT");
+        return known;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
       } finally {
         client.release();
       }

@@ -1330,5 +1330,13 @@ export const migrations: { name: string; statements: string[] }[] = [
     "statements": [
       "ALTER TABLE cached_prefixes ADD COLUMN principal TEXT NOT NULL DEFAULT ''"
     ]
+  },
+  {
+    "name": "0008_named_keys.sql",
+    "statements": [
+      "CREATE TABLE IF NOT EXISTS named_keys (\n  seq INTEGER PRIMARY KEY,\n  id TEXT NOT NULL UNIQUE,\n  settings TEXT NOT NULL,\n  created_at INTEGER NOT NULL,\n  expires_at INTEGER,\n  revoked_at INTEGER,\n  last_used_at INTEGER\n)",
+      "CREATE TABLE IF NOT EXISTS key_secrets (\n  sha256 TEXT PRIMARY KEY,\n  key_id TEXT NOT NULL,\n  valid_until INTEGER\n)",
+      "CREATE INDEX IF NOT EXISTS key_secrets_by_key ON key_secrets (key_id)"
+    ]
   }
 ];
