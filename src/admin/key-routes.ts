@@ -1,0 +1,145 @@
+import { type Context, Hono } from "hono";
+import type { Deps } from "../deps.js";
+import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
+import { renderPlainError } from "../errors/render-plain-error.js";
+import type { RouteEnv } from "../http/route-env.js";
+import type { PolicyRegistry } from "../policy/policy-registry.js";
+import {
+  createKey,
+  getKey,
+  type KeyAdmin,
+  KeyAdminError,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  updateKey,
+} from "./key-admin.js";
+
+/** Whether an environment variable (Workers: a secret binding) is set, asked without reading its value. */
+export type CredentialSet = (variable: string) => boolean;
+
+/** A check that knows no variable: every credential a key names is refused until the runtime says what is set. */
+export const noCredentialSet: CredentialSet = () => false;
+
+/**
+ * Whether a variable is set, asked of the runtime's secrets where the dependencies offer them (`secretNamed`, the
+ * reader of a key's credentials: an empty value is unset there too), else of none (`noCredentialSet`).
+ */
+export function credentialSetOf(deps: Deps): CredentialSet {
+  const secretNamed = (deps as Deps & { secretNamed?: (variable: string) => string | undefined }).secretNamed;
+  if (secretNamed === undefined) return noCredentialSet;
+  return (variable) => {
+    const value = secretNamed(variable);
+    return value !== undefined && value !== "";
+  };
+}
+
+/**
+ * `/promptgate/admin/keys`: named keys made, listed, changed, revoked and rotated (mounted behind the admin key).
+ * `credentialSet` says whether a variable a key's `credentials` names is set in the gateway's environment.
+ */
+export function keyRoutes(deps: Deps, credentialSet: CredentialSet = noCredentialSet): Hono<RouteEnv> {
+  const keys = new Hono<RouteEnv>();
+  const admin: KeyAdmin = {
+    store: deps.store,
+    fileKeys: () => deps.keyRing.fileKeys(),
+    now: () => deps.now().getTime(),
+    settingsContext: () => ({
+      policyNames: currentPolicyNames(deps.policies),
+      providerNames: deps.surfaces.map((surface) => surface.name),
+      credentialSet,
+    }),
+  };
+  keys.post("/", (c) =>
+    answer(c, async () => {
+      const created = await createKey(admin, await jsonBody(c.req.raw, "required"));
+      return c.json(created, 201, refHeader(c.get("ref")));
+    }),
+  );
+  keys.get("/", (c) => answer(c, async () => c.json(await listKeys(admin), 200, refHeader(c.get("ref")))));
+  keys.get("/:id", (c) =>
+    answer(c, async () => c.json(await getKey(admin, c.req.param("id")), 200, refHeader(c.get("ref")))),
+  );
+  keys.patch("/:id", (c) =>
+    answer(c, async () => {
+      const updated = await updateKey(admin, c.req.param("id"), await jsonBody(c.req.raw, "required"));
+      return c.json(updated, 200, refHeader(c.get("ref")));
+    }),
+  );
+  keys.delete("/:id", (c) =>
+    answer(c, async () => c.json(await revokeKey(admin, c.req.param("id")), 200, refHeader(c.get("ref")))),
+  );
+  keys.post("/:id/rotate", (c) =>
+    answer(c, async () => {
+      const rotated = await rotateKey(admin, c.req.param("id"), await jsonBody(c.req.raw, "optional"));
+      return c.json(rotated, 200, refHeader(c.get("ref")));
+    }),
+  );
+  return keys;
+}
+
+/** The names of the current policies (a pinned earlier version's name is known only while it is current). */
+function currentPolicyNames(policies: PolicyRegistry): string[] {
+  const names = new Set(policies.list().map((version) => version.policy.name));
+  return [...names].filter((name) => {
+    try {
+      policies.resolve(name);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A request's body as JSON; an empty one is undefined where the body is optional. */
+async function jsonBody(request: Request, presence: "required" | "optional"): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === "") {
+    if (presence === "optional") return undefined;
+    throw new KeyAdminError("invalid", "The request needs a JSON object as its body.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new KeyAdminError("invalid", "The request's body is not valid JSON.");
+  }
+}
+
+/** Runs a key operation, its refusal rendered as the admin routes render errors. */
+async function answer(c: Context<RouteEnv>, operation: () => Promise<Response>): Promise<Response> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (!KeyAdminError.isInstance(error)) throw error;
+    return refusal(error, c.get("ref"));
+  }
+}
+
+function refusal(error: KeyAdminError, ref: string): Response {
+  switch (error.failure) {
+    case "invalid":
+      return renderPlainError(invalidRequest(error.message, error.field), ref);
+    case "not_found":
+      return renderPlainError(new GatewayError("NOT_FOUND", 404, error.message), ref);
+    case "read_only":
+      return conflict("KEY_READ_ONLY", error.message, ref);
+    case "revoked":
+      return conflict("KEY_REVOKED", error.message, ref);
+  }
+}
+
+/**
+ * A 409 in the shape `renderPlainError` gives, for the codes of key management that the gateway's error codes do not
+ * list: a conflict with the key's state, which retrying cannot resolve.
+ */
+function conflict(code: string, message: string, ref: string): Response {
+  const body = { error: { code, message, promptgate: { code, ref, retryable: false } } };
+  return new Response(JSON.stringify(body), {
+    status: 409,
+    headers: { "content-type": "application/json", "x-should-retry": "false", "x-promptgate-ref": ref },
+  });
+}
+
+function refHeader(ref: string): Record<string, string> {
+  return { "x-promptgate-ref": ref };
+}
