@@ -46,6 +46,9 @@ Usage:
                                          --simulated (promptgate selftest --help)
   promptgate signature SCHEMA.json       a schema's compact signature and form example, with their
                                          sizes (promptgate signature --help)
+  promptgate keys create|list|get|revoke|rotate|hash
+                                         manage the named keys of the store PROMPTGATE_DB names;
+                                         prints JSON (promptgate keys --help)
   promptgate --version                   print the version
   promptgate --help                      show this text
 

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { packageVersion } from "../package-paths.js";
 import type { CliIo, ExitCode } from "./cli-io.js";
 import { initCommand } from "./init-command.js";
+import { keysCommand } from "./keys-command.js";
 import { mainHelp } from "./main-help.js";
 import { replayCommand } from "./replay-command.js";
 import { selftestCommand } from "./selftest-command.js";
@@ -16,6 +17,7 @@ const commands = new Map<string, (args: string[], io: CliIo) => Promise<ExitCode
   ["init", initCommand],
   ["selftest", selftestCommand],
   ["signature", signatureCommand],
+  ["keys", keysCommand],
 ]);
 
 /**
