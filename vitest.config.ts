@@ -9,7 +9,6 @@ const tiers = testFilesByTier();
 export default defineConfig({
   test: {
     exclude: [...configDefaults.exclude, "test/workers/**", "test/smoke/**"],
-    setupFiles: ["test/support/validate-with-ajv.ts"],
     testTimeout: 20_000,
     // Every core: Vitest's default here ran one file at a time (two oracle files took 90 s, with this 49 s).
     maxWorkers: "100%",

@@ -7,7 +7,7 @@ import { geminiAnswerFor } from "./test/support/edge-diagnostics.js";
 // The behaviour suite inside workerd (npm run test:workers): the worker of wrangler.toml with its D1 binding, its
 // own tests in test/workers, and the SAME pure test files as on Node: those of the folders below whose module
 // graph (relative imports followed) imports no `node:` module. Here they validate answers with the default,
-// interpretive validators (as Workers do), on Node with Ajv (test/support/validate-with-ajv.ts, as Node does).
+// interpretive validators (as Workers do), on Node with Ajv (test/support/schema-validators.ts, as Node does).
 const sharedFolders = ["test/window", "test/surfaces", "test/policy", "test/schema", "test/http"];
 
 /** Shared files left on Node only, though they import no `node:` module, and why. */

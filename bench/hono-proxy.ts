@@ -12,7 +12,6 @@ import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { Agent, request } from "undici";
 import { ajvSchemaCompiling } from "../src/schema/compile-schema.js";
-import { compiledValidator, useSchemaValidators } from "../src/schema/compile-validator.js";
 import { createSchemaValidators } from "../src/schema/schema-validators.js";
 
 const upstream = process.env.BENCH_UPSTREAM ?? "";
@@ -23,14 +22,14 @@ const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000
 const floorChecks = (() => {
   if (process.env.BENCH_FLOOR !== "1") return undefined;
   // Validation as the Node gateway validates (Ajv compiling), as the micro floor of `npm run bench` does.
-  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
+  const validators = createSchemaValidators({ compiling: ajvSchemaCompiling() });
   const decoder = new TextDecoder();
   let validate: ((answer: unknown) => unknown) | undefined;
   return (requestBytes: Uint8Array) => {
     const call = JSON.parse(decoder.decode(requestBytes)) as {
       response_format?: { json_schema?: { schema?: unknown } };
     };
-    validate ??= compiledValidator(call.response_format?.json_schema?.schema).validate;
+    validate ??= validators.validatorFor(call.response_format?.json_schema?.schema).validate;
     return (answerBytes: Uint8Array) => {
       const completion = JSON.parse(decoder.decode(answerBytes)) as {
         choices: Array<{ message: { content: string } }>;

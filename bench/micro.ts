@@ -14,7 +14,6 @@ import { loadPolicies } from "../src/policy/load-policies.js";
 import type { PolicyVersion } from "../src/policy/policy.js";
 import { createNodeDeps, readPolicyFiles } from "../src/runtime/node/node-gateway.js";
 import { ajvSchemaCompiling } from "../src/schema/compile-schema.js";
-import { compiledValidator, useSchemaValidators } from "../src/schema/compile-validator.js";
 import { validateAnswer } from "../src/schema/diagnostics.js";
 import { createSchemaValidators } from "../src/schema/schema-validators.js";
 import { projectForGemini } from "../src/surfaces/gemini/projection/projection.js";
@@ -131,7 +130,7 @@ async function alternating(
 /** Every microbenchmark, in order; `log` hears each result as it is done. */
 export async function runMicro(log: (result: MicroResult) => void = () => undefined): Promise<MicroResult[]> {
   // Validation as the Node gateway validates (Ajv compiling; bench/validators.ts compares it with the other ways).
-  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
+  const validators = createSchemaValidators({ compiling: ajvSchemaCompiling() });
   // The scanner as the Node gateway runs it: with the body's UTF-8 checked natively.
   const scanner = new JsonScanner(isUtf8);
   const policy = await investigationPolicy();
@@ -204,7 +203,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
       "parseCall + prepareCall (both checks), realistic call",
       () => {
         const parsed: ParsedCall = parseCall(endpoint, realistic, path, policy, scanner);
-        return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix);
+        return prepareCall(endpoint, parsed, path, policy, undefined, noCachedPrefix, validators);
       },
       { bytes: realistic.byteLength },
     ),
@@ -240,11 +239,12 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   );
 
   const answer = investigationAnswerText(10 * 1024);
-  if (!validateAnswer(investigationSchema, answer).valid) throw new Error("The 10 KB answer does not validate.");
+  if (!validateAnswer(validators.validatorFor(investigationSchema), answer).valid)
+    throw new Error("The 10 KB answer does not validate.");
   add(
     await timed(
       "validate 10 KB answer, cold (v22 has $id: own Ajv instance)",
-      () => validateAnswer(freshSchema(), answer),
+      () => validateAnswer(validators.validatorFor(freshSchema()), answer),
       {
         time: 2_000,
         iterations: 16,
@@ -255,15 +255,21 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   add(
     await timed(
       "validate 10 KB answer, cold, v22 without $id (shared Ajv)",
-      () => validateAnswer({ ...withoutId, description: `cold ${distinct++}` }, answer),
+      () => validateAnswer(validators.validatorFor({ ...withoutId, description: `cold ${distinct++}` }), answer),
       { time: 2_000, iterations: 16 },
     ),
   );
-  add(await timed("validate 10 KB answer, cached validator", () => validateAnswer(investigationSchema, answer)));
+  add(
+    await timed("validate 10 KB answer, cached validator", () =>
+      validateAnswer(validators.validatorFor(investigationSchema), answer),
+    ),
+  );
   // What the cached figure is made of: the cache lookup, parsing the answer, and Ajv's own check.
-  add(await timed("  of which: validator lookup, same schema object", () => compiledValidator(investigationSchema)));
+  add(
+    await timed("  of which: validator lookup, same schema object", () => validators.validatorFor(investigationSchema)),
+  );
   add(await timed("  of which: JSON.parse of the 10 KB answer", () => JSON.parse(answer)));
-  const { validate } = compiledValidator(investigationSchema);
+  const { validate } = validators.validatorFor(investigationSchema);
   const parsedAnswer: unknown = JSON.parse(answer);
   add(await timed("  of which: Ajv validate function alone", () => validate(parsedAnswer)));
   // The load test's answer (a 3.9 KB chat completion): what reading and validating it costs at the least.
@@ -285,7 +291,7 @@ export async function runMicro(log: (result: MicroResult) => void = () => undefi
   // A request's schema is a new object each time; its compact JSON (built once per call, for measuring) is the key.
   add(
     await timed("validator lookup, schema parsed anew (its compact JSON built here)", () =>
-      compiledValidator({ ...investigationSchema }),
+      validators.validatorFor({ ...investigationSchema }),
     ),
   );
   return results;
@@ -315,9 +321,6 @@ export async function wholeCallTasks(
     },
     { logDestination: sink },
   );
-  // The deps install validators that compile in a worker thread; the other tasks of this file time compiling in
-  // this thread, so those are installed again (a call's validator is cached either way).
-  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
   deps.transport = async () => ({
     status: 200,
     headers: { "content-type": "application/json", "content-length": String(answer.byteLength) },

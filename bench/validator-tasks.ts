@@ -63,7 +63,7 @@ export function validatorTask(
   }
   const validator = validatorOf(variant, schema, compiling);
   if (task === "valid") return () => validator.validate(answers.valid);
-  return () => validateParsedAnswer(schema, answers.invalid, validator);
+  return () => validateParsedAnswer(validator, answers.invalid);
 }
 
 function validatorOf(

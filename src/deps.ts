@@ -7,6 +7,7 @@ import type { CallRecord } from "./record/call-record.js";
 import type { CallTracing } from "./record/call-tracing.js";
 import type { LogEntry } from "./record/log-entry.js";
 import type { ModelTable } from "./routing/model-table.js";
+import type { SchemaValidators } from "./schema/schema-validators.js";
 import type { Store } from "./store/store.js";
 import type { Surface } from "./surfaces/surface.js";
 import type { Transport } from "./transport/transport.js";
@@ -31,6 +32,8 @@ export interface Deps {
   jsonScanner: JsonScanner;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;
+  /** The validators of response schemas, built by the runtime: Node compiles with Ajv in a worker thread, Workers interpret with named schemas precompiled. */
+  schemaValidators: SchemaValidators;
   /** Durable state: policy versions, case freezes, prefix sizes, call records. */
   store: Store;
   /**

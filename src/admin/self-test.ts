@@ -117,7 +117,7 @@ async function checkProvider(
     const error = isObject(job) && isObject(job.error) ? job.error : {};
     return result(String(isObject(job) ? job.status : "unknown"), String(error.code ?? "failed"));
   }
-  const valid = validateAnswer(schema, outputText(job)).valid;
+  const valid = validateAnswer(deps.schemaValidators.validatorFor(schema), outputText(job)).valid;
   if (!valid) return result("completed", "invalid_answer");
   // A release check that only reached the stand-in checked no provider.
   const simulated = upstreamOf(deps.config, provider).simulated && options.simulatedPasses === false;

@@ -97,8 +97,9 @@ export async function prepareAttempt(
     const context = { call, path: input.path };
     const known = await resolveCachedPrefix(deps, parsed.call, policy, context);
     const prefix = await resolveUnmeasured(deps, endpoint, parsed, policy, context, known);
-    await compileCallSchema(endpoint, parsed, policy, schema);
-    const checked = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, route.target);
+    const validators = deps.schemaValidators;
+    await compileCallSchema(endpoint, parsed, policy, schema, validators);
+    const checked = prepareCall(endpoint, parsed, input.path, policy, schema, prefix, validators, route.target);
     measurements = checked.measurements;
     if (checked.prepared === undefined) throw checked.error;
     const prepared = checked.prepared;

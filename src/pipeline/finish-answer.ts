@@ -5,6 +5,7 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import type { JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
 import type { PolicyVersion } from "../policy/policy.js";
+import type { CompiledValidator } from "../schema/compiled-validator.js";
 import { validateAnswer } from "../schema/diagnostics.js";
 import { schemaRefusal } from "../schema/schema-refusal.js";
 import type { AnsweredTurn } from "../sessions/session-turn.js";
@@ -69,16 +70,17 @@ export async function finishAnswer(input: FinishInput): Promise<FinishedAnswer> 
   if (!isSuccess(response.status)) {
     return { response: await relayResponse(input.call, response, headers.all()), recordLater: false };
   }
-  const validating = output !== undefined && schema !== undefined && input.policy.policy.validation.enabled;
-  if (prepared.call.stream) return finishStream(input, validating ? output : undefined);
+  // The call has a validator exactly where it has a full schema and the policy validates answers.
+  const validator = output === undefined ? undefined : prepared.validator;
+  if (prepared.call.stream) return finishStream(input, validator);
   const bytes = await response.bytes();
   const body = jsonObjectOf(bytes);
   if (body === undefined) throw malformedAnswer(input, bytes.length);
   let sent: Uint8Array<ArrayBuffer> | string = bytes;
   input.recorder.noteUsage(output?.usage(body));
   if (output !== undefined) input.recorder.noteResponseFacts(output.responseFacts(body));
-  if (output !== undefined && (validating || input.citations !== undefined)) {
-    sent = checkWholeAnswer(input, output, bytes, body, validating);
+  if (output !== undefined && (validator !== undefined || input.citations !== undefined)) {
+    sent = checkWholeAnswer(input, output, bytes, body, validator);
   }
   await remember(input, body);
   return {
@@ -99,11 +101,10 @@ function checkWholeAnswer(
   output: StructuredOutput,
   bytes: Uint8Array<ArrayBuffer>,
   body: JsonObject,
-  validating: boolean,
+  validator: CompiledValidator | undefined,
 ): Uint8Array<ArrayBuffer> | string {
-  const { policy, prepared, headers, recorder } = input;
-  const schema = validating ? prepared.fullSchema : undefined;
-  const checked = checkAnswerBody(body, output, { schema, policy, citations: input.citations });
+  const { policy, headers, recorder } = input;
+  const checked = checkAnswerBody(body, output, { validator, policy, citations: input.citations });
   if (checked === undefined) return bytes;
   if (input.citations !== undefined) {
     recorder.noteCitationsRemoved(checked.removed);
@@ -136,8 +137,9 @@ function checkWholeAnswer(
  * the surface's native error event; a failure of the gateway's own at its end is recorded and logged,
  * and the stream still ends as the provider sent it.
  */
-function finishStream(input: FinishInput, output: StructuredOutput | undefined): FinishedAnswer {
-  const { endpoint, prepared, response, recorder, headers } = input;
+function finishStream(input: FinishInput, validator: CompiledValidator | undefined): FinishedAnswer {
+  const { endpoint, response, recorder, headers } = input;
+  const output = validator === undefined ? undefined : endpoint.structuredOutput;
   let answer: string | undefined;
   let finalResponse: JsonObject | undefined;
   const stream = relayStream(
@@ -159,8 +161,8 @@ function finishStream(input: FinishInput, output: StructuredOutput | undefined):
         if (complete) input.call.timing.endedAt = performance.now();
         if (cancelled || input.call.client.aborted) recorder.decide("cancelled");
         try {
-          if (complete && output !== undefined && answer !== undefined) {
-            recorder.noteValidation(validateAnswer(prepared.fullSchema, answer));
+          if (complete && validator !== undefined && answer !== undefined) {
+            recorder.noteValidation(validateAnswer(validator, answer));
           }
         } catch (cause) {
           recorder.internal(cause, "stream");

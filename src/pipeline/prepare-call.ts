@@ -10,8 +10,9 @@ import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { ProviderTarget } from "../routing/route-call.js";
 import { withoutQuery } from "../routing/translate-call.js";
-import { prepareSchema } from "../schema/compile-validator.js";
+import type { CompiledValidator } from "../schema/compiled-validator.js";
 import { admissibleSize, admitResponseSchema } from "../schema/schema-admission.js";
+import type { SchemaValidators } from "../schema/schema-validators.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
 import { enforceWindow } from "../window/check.js";
 import { type CachedPrefix, countCall, measure } from "../window/prompt-size.js";
@@ -30,6 +31,8 @@ export interface PreparedCall {
   body: Uint8Array<ArrayBuffer>;
   /** The full JSON Schema answers are validated against, if any. */
   fullSchema: unknown;
+  /** The full schema's validator, compiled when the call was admitted; undefined unless the policy validates answers. */
+  validator: CompiledValidator | undefined;
   /** What a schema projection left out, by path. */
   omitted: string[];
 }
@@ -126,6 +129,7 @@ const encoder = new TextEncoder();
  * is sent; the sizes measured until then come with the refusal.
  * A call routed elsewhere (`target`: translated for another provider, or with the table's model
  * id) sends the target's body, measured by the target's endpoint, its schema transported there.
+ * The full schema is compiled with `validators` (the runtime's, see `Deps.schemaValidators`).
  */
 export function prepareCall(
   endpoint: MeasuredEndpoint,
@@ -134,13 +138,24 @@ export function prepareCall(
   policy: PolicyVersion,
   namedSchema: unknown,
   cachedPrefix: CachedPrefix,
+  validators: SchemaValidators,
   target?: ProviderTarget,
 ): CheckedCall {
   const measurements: Measurements = {};
   try {
-    const prepared = checkCall(endpoint, parsed, path, policy, namedSchema, cachedPrefix, target, (size) => {
-      measurements[size.check] = size;
-    });
+    const prepared = checkCall(
+      endpoint,
+      parsed,
+      path,
+      policy,
+      namedSchema,
+      cachedPrefix,
+      validators,
+      target,
+      (size) => {
+        measurements[size.check] = size;
+      },
+    );
     return { measurements, prepared };
   } catch (error) {
     return { measurements, error };
@@ -155,6 +170,7 @@ function checkCall(
   policy: PolicyVersion,
   namedSchema: unknown,
   cachedPrefix: CachedPrefix,
+  validators: SchemaValidators,
   target: ProviderTarget | undefined,
   measured: (size: PromptSize) => void,
 ): PreparedCall {
@@ -167,10 +183,15 @@ function checkCall(
   const counts = countCall(preflightCall);
   const preflight = measure(preflightCall, { check: "preflight", policy, cachedPrefix }, counts);
   measured(preflight);
-  if (endpoint.kind === "count") return { call, body: clientBytes, fullSchema: undefined, omitted: [] };
+  if (endpoint.kind === "count") {
+    return { call, body: clientBytes, fullSchema: undefined, validator: undefined, omitted: [] };
+  }
   // Creating a cached content is refused only when its content alone exceeds the limit.
   if (endpoint.kind !== "cache") enforceWindow(preflight, policy);
-  if (fullSchema !== undefined) admitResponseSchema(fullSchema, policy, namedSchema === undefined ? "client" : "named");
+  const validator =
+    fullSchema === undefined
+      ? undefined
+      : admitResponseSchema(validators, fullSchema, policy, namedSchema === undefined ? "client" : "named");
   const providerEndpoint = target?.endpoint ?? endpoint;
   const providerOutput = providerEndpoint.structuredOutput;
   const transported =
@@ -189,20 +210,22 @@ function checkCall(
     call,
     body: sentBody === undefined ? clientBytes : encoder.encode(JSON.stringify(sentBody)),
     fullSchema,
+    validator,
     omitted: transported?.omitted ?? [],
   };
 }
 
 /**
- * Compiles a call's full schema ahead of `prepareCall`, off the serving thread where the runtime can (Node: a
- * worker thread), so that `prepareCall` finds it compiled instead of compiling it in place. Never throws:
- * `prepareCall` still reports what is wrong with the call, in its order.
+ * Compiles a call's full schema ahead of `prepareCall` with `validators`, off the serving thread where the runtime
+ * can (Node: a worker thread), so that `prepareCall` finds it compiled instead of compiling it in place. Never
+ * throws: `prepareCall` still reports what is wrong with the call, in its order.
  */
 export async function compileCallSchema(
   endpoint: MeasuredEndpoint,
   parsed: ParsedCall,
   policy: PolicyVersion,
   namedSchema: unknown,
+  validators: SchemaValidators,
 ): Promise<void> {
   const output = endpoint.structuredOutput;
   if (output === undefined || endpoint.kind === "count" || !policy.policy.validation.enabled) return;
@@ -212,7 +235,7 @@ export async function compileCallSchema(
       fullSchema !== undefined &&
       admissibleSize(fullSchema, policy, namedSchema === undefined ? "client" : "named")
     ) {
-      await prepareSchema(fullSchema);
+      await validators.prepare(fullSchema);
     }
   } catch {
     // Left to prepareCall.

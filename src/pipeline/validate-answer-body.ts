@@ -1,6 +1,7 @@
 import type { JsonObject } from "../json/json-object.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { type AnswerCheck, checkAnswer } from "../schema/check-answer.js";
+import type { CompiledValidator } from "../schema/compiled-validator.js";
 import { truncatedAnswerValidation } from "../schema/truncated-answer.js";
 import type { StructuredOutput } from "../surfaces/surface.js";
 import { type CitationOptions, checkCitations, type RemovedCitation } from "../window/citations.js";
@@ -12,8 +13,8 @@ export interface CitationCheck extends Required<CitationOptions> {
 
 /** What a whole answer is checked for: its full schema where the policy validates, its citations where named. */
 export interface AnswerChecks {
-  /** The full schema, or undefined when answers are not validated. */
-  schema: unknown;
+  /** The full schema's validator, or undefined when answers are not validated. */
+  validator: CompiledValidator | undefined;
   policy: PolicyVersion;
   citations: CitationCheck | undefined;
 }
@@ -55,15 +56,15 @@ export function checkAnswerBody(
       const prefix = texts.length > 1 ? `/${index}` : "";
       for (const citation of cited.removed) removed.push({ ...citation, path: `${prefix}${citation.path}` });
     }
-    if (checks.schema === undefined) {
+    if (checks.validator === undefined) {
       if (text !== given) body = output.withAnswerText(body, index, text);
       return;
     }
-    const check = checkAnswer(checks.schema, text, checks.policy.policy.repair);
+    const check = checkAnswer(checks.validator, text, checks.policy.policy.repair);
     if (check.repair !== undefined) check.repair.original = given;
     // An answer the provider cut short is diagnosed by what came back of it, with the reason it stopped.
     const stopped = check.validation.valid ? undefined : output.stopReason(response, index);
-    if (stopped !== undefined) check.validation = truncatedAnswerValidation(checks.schema, text, stopped);
+    if (stopped !== undefined) check.validation = truncatedAnswerValidation(checks.validator, text, stopped);
     const sent = check.repair?.repaired ?? text;
     if (sent !== given) body = output.withAnswerText(body, index, sent);
     // The first invalid answer is the one reported; with every answer valid, the first.

@@ -1,4 +1,5 @@
 import type { RepairRule } from "../policy/policy.js";
+import type { CompiledValidator } from "./compiled-validator.js";
 import { type Validation, validateAnswer } from "./diagnostics.js";
 import { applyRepair } from "./repair.js";
 
@@ -16,14 +17,18 @@ export interface AnswerCheck {
 }
 
 /**
- * Validates an answer against the full schema; an invalid one is offered to the policy's
+ * Validates an answer with the validator of its full schema; an invalid one is offered to the policy's
  * repair rules, and a repair counts only if the repaired answer then validates in full.
  */
-export function checkAnswer(schema: unknown, answerText: string, rules: readonly RepairRule[]): AnswerCheck {
-  const validation = validateAnswer(schema, answerText);
+export function checkAnswer(
+  validator: CompiledValidator,
+  answerText: string,
+  rules: readonly RepairRule[],
+): AnswerCheck {
+  const validation = validateAnswer(validator, answerText);
   if (validation.valid || rules.length === 0) return { validation };
   try {
-    return repaired(schema, answerText, rules, validation);
+    return repaired(validator, answerText, rules, validation);
   } catch (error) {
     // An answer too deep to copy or serialize is left as it is, with its first outcome.
     if (error instanceof RangeError) return { validation };
@@ -32,7 +37,7 @@ export function checkAnswer(schema: unknown, answerText: string, rules: readonly
 }
 
 function repaired(
-  schema: unknown,
+  validator: CompiledValidator,
   answerText: string,
   rules: readonly RepairRule[],
   validation: Validation,
@@ -46,7 +51,7 @@ function repaired(
   const outcome = applyRepair(answer, rules);
   if (outcome === undefined) return { validation };
   const repaired = JSON.stringify(outcome.repaired);
-  const repairedValidation = validateAnswer(schema, repaired);
+  const repairedValidation = validateAnswer(validator, repaired);
   if (!repairedValidation.valid) return { validation };
   return { validation: repairedValidation, repair: { rule: outcome.rule, original: answerText, repaired } };
 }

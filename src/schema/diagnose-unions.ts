@@ -37,7 +37,7 @@ const unionKeywords = new Set(["oneOf", "anyOf", "discriminator"]);
  * discriminator tells apart, only the named alternative's errors remain (or one error at the
  * discriminator); of any other union, the errors of the closest alternative (the one of the
  * right type with the fewest errors), or one type error listing every type it allows.
- * Relies on `schemaPath`s from the root, which `compiledValidator` arranges by inlining `$ref`s.
+ * Relies on `schemaPath`s from the root, which `SchemaValidators.validatorFor` arranges by inlining `$ref`s.
  */
 export function issuesOf(errors: readonly ValidatorError[], schema: unknown, data: unknown): Issue[] {
   const byPath = [...errors].sort((a, b) =>

@@ -1,6 +1,6 @@
 import { maxNestingDepth, nestsDeeperThan } from "../http/read-body.js";
 import { canonicalJson } from "../json/canonical-json.js";
-import { type CompiledValidator, compiledValidator } from "./compile-validator.js";
+import type { CompiledValidator } from "./compiled-validator.js";
 import { exampleObject } from "./diagnose-example.js";
 import { hintFor, hintLabel } from "./diagnose-hint.js";
 import { knownFields, locate } from "./diagnose-path.js";
@@ -70,9 +70,11 @@ const cutShortError: ValidationError = {
   hint: "The answer was not checked in full within the work one validation may take; the detail was cut short.",
 };
 
-/** Parses an answer and validates it against the full schema (see `compiledValidator` for the schema's own errors). */
-export function validateAnswer(schema: unknown, answerText: string): Validation {
-  const compiled = compiledValidator(schema);
+/**
+ * Parses an answer and validates it with the validator of its full schema (see `SchemaValidators.validatorFor`, which
+ * refuses a schema the gateway cannot take before any answer is validated).
+ */
+export function validateAnswer(validator: CompiledValidator, answerText: string): Validation {
   if (nestsDeeperThan(answerText, maxAnswerDepth)) return tooDeep(maxAnswerDepth);
   let answer: unknown;
   try {
@@ -83,25 +85,21 @@ export function validateAnswer(schema: unknown, answerText: string): Validation 
       errors: [{ validation_path: "", validation_keyword: "json", hint: "The answer is not valid JSON." }],
     };
   }
-  return validateParsedAnswer(schema, answer, compiled);
+  return validateParsedAnswer(validator, answer);
 }
 
-/** Validates an already parsed answer (e.g. one that a repair rule rewrote). */
-export function validateParsedAnswer(
-  schema: unknown,
-  answer: unknown,
-  compiled = compiledValidator(schema),
-): Validation {
+/** Validates an already parsed answer (e.g. one that a repair rule rewrote) with the validator of its full schema. */
+export function validateParsedAnswer(validator: CompiledValidator, answer: unknown): Validation {
   // A validator that reaches less deep than an answer may nest says so before it runs: the same answer gets the
   // same outcome however much stack the engine happens to give that run.
-  if (compiled.maxDepth !== undefined && valueNestsDeeperThan(answer, compiled.maxDepth)) {
-    return tooDeep(compiled.maxDepth);
+  if (validator.maxDepth !== undefined && valueNestsDeeperThan(answer, validator.maxDepth)) {
+    return tooDeep(validator.maxDepth);
   }
   try {
-    return validateWithin(compiled, answer);
+    return validateWithin(validator, answer);
   } catch (error) {
     // A stack exhausted by recursion (a deep answer, a schema that recurses without end) is an outcome, not a 500.
-    if (error instanceof RangeError) return tooDeep(compiled.maxDepth ?? maxAnswerDepth);
+    if (error instanceof RangeError) return tooDeep(validator.maxDepth ?? maxAnswerDepth);
     // So is a validation that would take longer than any answer should (see validation-budget.ts).
     if (ValidationBudgetExhausted.isInstance(error)) return { valid: false, errors: [cutShortError] };
     throw error;

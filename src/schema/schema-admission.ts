@@ -2,9 +2,10 @@ import { GatewayError } from "../errors/gateway-error.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import { maxSchemaCharsOf, type PolicyVersion } from "../policy/policy.js";
 import { compactJsonCodePoints } from "../window/code-points.js";
-import { compiledValidator } from "./compile-validator.js";
+import type { CompiledValidator } from "./compiled-validator.js";
 import { inPlaceCycle } from "./ref-cycles.js";
 import { refusalError } from "./schema-refusals.js";
+import type { SchemaValidators } from "./schema-validators.js";
 
 /** Where a call's full schema came from: the client's request, or the gateway's named schemas. */
 export type SchemaOrigin = "client" | "named";
@@ -12,9 +13,15 @@ export type SchemaOrigin = "client" | "named";
 /**
  * Checks a call's full response schema before anything is sent: a client's schema against the policy's
  * size cap (compiling, projecting and faking cost grow with it), then that no `$ref` cycle stays on one
- * value, then, where the policy validates answers, that it compiles. Throws 400 INVALID_REQUEST.
+ * value, then, where the policy validates answers, that it compiles with `validators`. Throws 400
+ * INVALID_REQUEST. Returns the schema's validator where the policy validates answers, else undefined.
  */
-export function admitResponseSchema(schema: unknown, policy: PolicyVersion, origin: SchemaOrigin): void {
+export function admitResponseSchema(
+  validators: SchemaValidators,
+  schema: unknown,
+  policy: PolicyVersion,
+  origin: SchemaOrigin,
+): CompiledValidator | undefined {
   if (!admissibleSize(schema, policy, origin)) {
     throw new GatewayError(
       "INVALID_REQUEST",
@@ -25,8 +32,9 @@ export function admitResponseSchema(schema: unknown, policy: PolicyVersion, orig
     );
   }
   // Compiling checks the cycles too, and remembers the outcome with the validator.
-  if (policy.policy.validation.enabled) compiledValidator(schema);
-  else if (cycles(schema)) throw refusalError("cycle");
+  if (policy.policy.validation.enabled) return validators.validatorFor(schema);
+  if (cycles(schema)) throw refusalError("cycle");
+  return undefined;
 }
 
 /** Whether a schema is within the policy's size cap; a named schema always is (the operator chose it). */

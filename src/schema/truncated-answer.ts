@@ -1,5 +1,5 @@
 import { nestsDeeperThan } from "../http/read-body.js";
-import { compiledValidator } from "./compile-validator.js";
+import type { CompiledValidator } from "./compiled-validator.js";
 import {
   maxAnswerDepth,
   type Validation,
@@ -295,18 +295,17 @@ function incompleteNote(reason: string): ValidationError {
  * The full-schema errors of what came back: of the whole text when it parses (none when it is valid), else
  * of its minimal completion (see `completePrefix`), else the `json` error that `validateAnswer` gives.
  */
-function errorsOfWhatCameBack(schema: unknown, answerText: string): ValidationError[] {
-  const compiled = compiledValidator(schema);
+function errorsOfWhatCameBack(validator: CompiledValidator, answerText: string): ValidationError[] {
   // Too deep to walk (or not JSON at all): the outcome `validateAnswer` gives, the nesting or the `json` error.
-  if (nestsDeeperThan(answerText, maxAnswerDepth)) return validateAnswer(schema, answerText).errors;
+  if (nestsDeeperThan(answerText, maxAnswerDepth)) return validateAnswer(validator, answerText).errors;
   let answer: unknown;
   try {
     answer = JSON.parse(answerText);
   } catch {
     answer = completePrefix(answerText);
-    if (answer === undefined) return validateAnswer(schema, answerText).errors;
+    if (answer === undefined) return validateAnswer(validator, answerText).errors;
   }
-  return validateParsedAnswer(schema, answer, compiled).errors;
+  return validateParsedAnswer(validator, answer).errors;
 }
 
 /**
@@ -315,7 +314,11 @@ function errorsOfWhatCameBack(schema: unknown, answerText: string): ValidationEr
  * invalid: the first error says the answer was cut; the full-schema errors of what came back follow (see
  * `errorsOfWhatCameBack`), 20 errors at most in all. Like all diagnostics, no value of the answer appears.
  */
-export function truncatedAnswerValidation(schema: unknown, answerText: string, reason: string): Validation {
-  const errors = errorsOfWhatCameBack(schema, answerText);
+export function truncatedAnswerValidation(
+  validator: CompiledValidator,
+  answerText: string,
+  reason: string,
+): Validation {
+  const errors = errorsOfWhatCameBack(validator, answerText);
   return { valid: false, errors: [incompleteNote(reason), ...errors.slice(0, maxErrors - 1)] };
 }

@@ -12,6 +12,7 @@ import { memoryStore } from "../../src/store/memory-store.js";
 import { surfaces } from "../../src/surfaces/surfaces.js";
 import type { Transport } from "../../src/transport/transport.js";
 import { appUnderTest } from "../support/app-under-test.js";
+import { testSchemaValidators } from "../support/schema-validators.js";
 
 // The stage timeouts of contract section 11 in the app without a socket, on Node and in workerd (test/http runs in
 // both), each at 0.2 s; test/e2e/upstream-timeouts.test.ts shows them through the openai SDK against a real socket.
@@ -102,6 +103,7 @@ describe("a transport that never gets a connection open", () => {
       transport: connecting,
       jsonScanner: new JsonScanner(),
       schemas: new Map(),
+      schemaValidators: testSchemaValidators,
       store: memoryStore(),
       recordCall: async (record) => void records.push(record),
       newRef,

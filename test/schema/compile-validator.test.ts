@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../../src/errors/gateway-error.js";
-import { compiledValidator } from "../../src/schema/compile-validator.js";
+import { validatorOf } from "../support/schema-validators.js";
 
 function compileError(schema: unknown): GatewayError {
   try {
-    compiledValidator(schema);
+    validatorOf(schema);
   } catch (error) {
     if (GatewayError.isInstance(error)) return error;
     throw error;
@@ -28,20 +28,20 @@ const taggedUnion = {
   },
 };
 
-describe("compiledValidator", () => {
+describe("SchemaValidators.validatorFor", () => {
   it("returns the same compiled validator for two separately parsed identical schemas", () => {
     const text = JSON.stringify({ type: "object", properties: { a: { type: "string" } }, required: ["a"] });
-    expect(compiledValidator(JSON.parse(text))).toBe(compiledValidator(JSON.parse(text)));
+    expect(validatorOf(JSON.parse(text))).toBe(validatorOf(JSON.parse(text)));
   });
 
   it("returns the same compiled validator for schemas that differ only in key order", () => {
-    const first = compiledValidator({ type: "object", properties: { b: { type: "integer" } }, required: ["b"] });
-    const second = compiledValidator({ required: ["b"], properties: { b: { type: "integer" } }, type: "object" });
+    const first = validatorOf({ type: "object", properties: { b: { type: "integer" } }, required: ["b"] });
+    const second = validatorOf({ required: ["b"], properties: { b: { type: "integer" } }, type: "object" });
     expect(second).toBe(first);
   });
 
   it("compiles a schema with propertyOrdering, x-vendor keys and an unknown format, and validates with it", () => {
-    const { validate } = compiledValidator({
+    const { validate } = validatorOf({
       type: "object",
       propertyOrdering: ["when", "code"],
       "x-vendor": { owner: "team" },
@@ -83,8 +83,7 @@ describe("compiledValidator", () => {
 
   it("chooses the Ajv dialect from $schema, with 2020-12 when there is none", () => {
     const dialectOf = (metaSchema?: string) =>
-      compiledValidator({ ...(metaSchema && { $schema: metaSchema }), type: "string", title: metaSchema ?? "none" })
-        .dialect;
+      validatorOf({ ...(metaSchema && { $schema: metaSchema }), type: "string", title: metaSchema ?? "none" }).dialect;
     expect(dialectOf("http://json-schema.org/draft-07/schema#")).toBe("draft-07");
     expect(dialectOf("http://json-schema.org/draft-04/schema#")).toBe("draft-07");
     expect(dialectOf("https://json-schema.org/draft/2019-09/schema")).toBe("2019-09");
@@ -93,7 +92,7 @@ describe("compiledValidator", () => {
   });
 
   it("validates a draft-07 schema whose $ref points into definitions", () => {
-    const { validate } = compiledValidator({
+    const { validate } = validatorOf({
       $schema: "http://json-schema.org/draft-07/schema#",
       definitions: { id: { type: "string", pattern: "^F[0-9]+$" } },
       type: "object",
@@ -104,7 +103,7 @@ describe("compiledValidator", () => {
   });
 
   it("validates a 2020-12 schema with $defs and prefixItems", () => {
-    const { validate } = compiledValidator({
+    const { validate } = validatorOf({
       $schema: "https://json-schema.org/draft/2020-12/schema",
       $defs: { level: { enum: ["low", "high"] } },
       type: "array",
@@ -116,7 +115,7 @@ describe("compiledValidator", () => {
   });
 
   it("validates a recursive schema", () => {
-    const { validate } = compiledValidator({
+    const { validate } = validatorOf({
       $defs: {
         node: {
           type: "object",
@@ -139,20 +138,20 @@ describe("compiledValidator", () => {
       properties: { a: { $ref: "#/$defs/a" }, next: structuredClone(taggedUnion.properties.next) },
     };
     const before = structuredClone(schema);
-    compiledValidator(schema);
+    validatorOf(schema);
     expect(schema).toEqual(before);
   });
 
   it("gives two different schemas with the same $id validators of their own", () => {
-    const first = compiledValidator({ $id: "https://example.com/same.json", type: "string" });
-    const second = compiledValidator({ $id: "https://example.com/same.json", type: "integer" });
+    const first = validatorOf({ $id: "https://example.com/same.json", type: "string" });
+    const second = validatorOf({ $id: "https://example.com/same.json", type: "integer" });
     expect(first.validate("text")).toEqual([]);
     expect(second.validate("text")).not.toEqual([]);
     expect(second.validate(3)).toEqual([]);
   });
 
   it("still compiles a declared discriminator that Ajv cannot use, as a plain oneOf", () => {
-    const { validate } = compiledValidator({
+    const { validate } = validatorOf({
       type: "object",
       discriminator: { propertyName: "kind", mapping: { a: "#/$defs/a" } },
       oneOf: [{ $ref: "#/$defs/a" }, { $ref: "#/$defs/b" }],
@@ -166,14 +165,14 @@ describe("compiledValidator", () => {
   });
 
   it("rejects a non-object for a tagged oneOf of objects, as plain JSON Schema does", () => {
-    const { validate } = compiledValidator(taggedUnion);
+    const { validate } = validatorOf(taggedUnion);
     expect(validate({ next: { action: "recall", page: 1 } })).toEqual([]);
     expect(validate({ next: "recall" })).not.toEqual([]);
     expect(validate({ next: 3 })).not.toEqual([]);
   });
 
   it("reports error schema paths from the root of the compiled schema, through inlined references", () => {
-    const compiled = compiledValidator({
+    const compiled = validatorOf({
       $defs: { page: { type: "integer" } },
       type: "object",
       properties: { page: { $ref: "#/$defs/page" } },

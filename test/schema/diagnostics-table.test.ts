@@ -22,7 +22,7 @@ const validatorNames = Object.keys(validators) as ValidatorName[];
 
 /** An answer's diagnostics from one validator. */
 function diagnose(validator: ValidatorName, schema: unknown, answer: unknown): Validation {
-  return validateParsedAnswer(schema, JSON.parse(JSON.stringify(answer)), validators[validator].validatorFor(schema));
+  return validateParsedAnswer(validators[validator].validatorFor(schema), JSON.parse(JSON.stringify(answer)));
 }
 
 const canary = "CANARY-q7Zx";

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type Validation, validateAnswer } from "../../src/schema/diagnostics.js";
 import { schemaRefusal } from "../../src/schema/schema-refusal.js";
+import { validatorOf } from "../support/schema-validators.js";
 
 const secret = "SECRET-7f3a";
 
@@ -115,7 +116,7 @@ function paths(validation: Validation): string[] {
 
 describe("validateAnswer", () => {
   it("reports a string where a finding object is expected exactly in the contract's form", () => {
-    const result = validateAnswer(bootstrapLike, bootstrapAnswer([`${secret} as a sentence`]));
+    const result = validateAnswer(validatorOf(bootstrapLike), bootstrapAnswer([`${secret} as a sentence`]));
     expect(result).toEqual({
       valid: false,
       errors: [
@@ -134,11 +135,11 @@ describe("validateAnswer", () => {
   });
 
   it("gives valid answers no errors", () => {
-    expect(validateAnswer(bootstrapLike, bootstrapAnswer([finding]))).toEqual({ valid: true, errors: [] });
+    expect(validateAnswer(validatorOf(bootstrapLike), bootstrapAnswer([finding]))).toEqual({ valid: true, errors: [] });
   });
 
   it("reports unparseable output with the keyword json and nothing of the text", () => {
-    const result = validateAnswer(bootstrapLike, `{"update": ${secret}`);
+    const result = validateAnswer(validatorOf(bootstrapLike), `{"update": ${secret}`);
     expect(result).toEqual({
       valid: false,
       errors: [{ validation_path: "", validation_keyword: "json", hint: "The answer is not valid JSON." }],
@@ -148,7 +149,7 @@ describe("validateAnswer", () => {
   it("masks an unknown property name as * and never repeats it", () => {
     const answer = JSON.parse(bootstrapAnswer([finding]));
     answer.update.working_brief[secret] = "value";
-    const result = validateAnswer(bootstrapLike, JSON.stringify(answer));
+    const result = validateAnswer(validatorOf(bootstrapLike), JSON.stringify(answer));
     expect(result.errors).toEqual([
       {
         validation_path: "/update/working_brief/*",
@@ -165,18 +166,24 @@ describe("validateAnswer", () => {
       type: "object",
       additionalProperties: { type: "object", properties: { count: { type: "integer" } } },
     };
-    const result = validateAnswer(schema, JSON.stringify({ [secret]: { count: "many" } }));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify({ [secret]: { count: "many" } }));
     expect(paths(result)).toEqual(["/*/count"]);
     expect(JSON.stringify(result)).not.toContain(secret);
   });
 
   it("reports a boolean where an integer is expected as boolean, never as integer", () => {
-    const result = validateAnswer({ type: "object", properties: { page: { type: "integer" } } }, '{"page": true}');
+    const result = validateAnswer(
+      validatorOf({ type: "object", properties: { page: { type: "integer" } } }),
+      '{"page": true}',
+    );
     expect(result.errors[0]).toMatchObject({ expected_types: ["integer"], actual_type: "boolean" });
   });
 
   it("reports 3.5 where an integer is expected as number", () => {
-    const result = validateAnswer({ type: "object", properties: { page: { type: "integer" } } }, '{"page": 3.5}');
+    const result = validateAnswer(
+      validatorOf({ type: "object", properties: { page: { type: "integer" } } }),
+      '{"page": 3.5}',
+    );
     expect(result.errors[0]).toMatchObject({
       validation_path: "/page",
       validation_keyword: "type",
@@ -187,13 +194,16 @@ describe("validateAnswer", () => {
   });
 
   it("reports 3 where a string is expected as integer", () => {
-    const result = validateAnswer({ type: "object", properties: { name: { type: "string" } } }, '{"name": 3}');
+    const result = validateAnswer(
+      validatorOf({ type: "object", properties: { name: { type: "string" } } }),
+      '{"name": 3}',
+    );
     expect(result.errors[0]).toMatchObject({ expected_types: ["string"], actual_type: "integer" });
   });
 
   it("reports only the errors of the alternative the discriminator names", () => {
     const next = { action: "recall", arguments: { evidence_refs: "E000001", page: -1, query: secret } };
-    const result = validateAnswer(bootstrapLike, bootstrapAnswer([finding], next));
+    const result = validateAnswer(validatorOf(bootstrapLike), bootstrapAnswer([finding], next));
     expect(result.errors.map((error) => [error.validation_path, error.validation_keyword])).toEqual([
       ["/next/arguments/*", "additionalProperties"],
       ["/next/arguments/evidence_refs", "type"],
@@ -222,14 +232,17 @@ describe("validateAnswer", () => {
       },
       anyOf: [{ $ref: "#/definitions/recall" }, { $ref: "#/definitions/finish" }],
     };
-    const result = validateAnswer(schema, JSON.stringify({ action: "recall", page: "two" }));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify({ action: "recall", page: "two" }));
     expect(result.errors.map((error) => [error.validation_path, error.validation_keyword])).toEqual([
       ["/page", "type"],
     ]);
   });
 
   it("reports a discriminator value that names no alternative as one enum error listing the allowed values", () => {
-    const result = validateAnswer(bootstrapLike, bootstrapAnswer([finding], { action: secret, arguments: {} }));
+    const result = validateAnswer(
+      validatorOf(bootstrapLike),
+      bootstrapAnswer([finding], { action: secret, arguments: {} }),
+    );
     expect(result.errors).toEqual([
       {
         validation_path: "/next/action",
@@ -241,7 +254,7 @@ describe("validateAnswer", () => {
   });
 
   it("reports a missing discriminator as a required error on the union's object", () => {
-    const result = validateAnswer(bootstrapLike, bootstrapAnswer([finding], { arguments: {} }));
+    const result = validateAnswer(validatorOf(bootstrapLike), bootstrapAnswer([finding], { arguments: {} }));
     expect(result.errors).toHaveLength(1);
     expect(result.errors[0]).toMatchObject({
       validation_path: "/next",
@@ -252,7 +265,10 @@ describe("validateAnswer", () => {
   });
 
   it("reports missing required properties of one object as one error with an example object", () => {
-    const result = validateAnswer(bootstrapLike, bootstrapAnswer([{ id: "F1", direction: "neutral", text: "t" }]));
+    const result = validateAnswer(
+      validatorOf(bootstrapLike),
+      bootstrapAnswer([{ id: "F1", direction: "neutral", text: "t" }]),
+    );
     expect(result.errors).toEqual([
       {
         validation_path: "/update/working_brief/findings/0",
@@ -277,7 +293,7 @@ describe("validateAnswer", () => {
       },
     };
     const answer = { level: secret, id: secret, refs: [secret, secret], kind: secret, when: secret, note: secret };
-    const result = validateAnswer(schema, JSON.stringify(answer));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify(answer));
     expect(result.errors.map((error) => error.validation_keyword)).toEqual([
       "pattern",
       "const",
@@ -299,7 +315,7 @@ describe("validateAnswer", () => {
 
   it("replaces a plain union's noise by one type error naming every type it allows", () => {
     const schema = { type: "object", properties: { note: { anyOf: [{ type: "string" }, { type: "null" }] } } };
-    const result = validateAnswer(schema, '{"note": 4}');
+    const result = validateAnswer(validatorOf(schema), '{"note": 4}');
     expect(result.errors).toEqual([
       {
         validation_path: "/note",
@@ -318,14 +334,14 @@ describe("validateAnswer", () => {
         { type: "object", required: ["a"], properties: { a: { type: "string" } } },
       ],
     };
-    const result = validateAnswer(schema, JSON.stringify(secret));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify(secret));
     expect(result.errors).toEqual([
       { validation_path: "", validation_keyword: "maxLength", hint: "The answer must be at most 2 characters long." },
     ]);
   });
 
   it("gives validation_fields only where the path is or should be an object", () => {
-    const result = validateAnswer(bootstrapLike, bootstrapAnswer([{ ...finding, text: 5 }]));
+    const result = validateAnswer(validatorOf(bootstrapLike), bootstrapAnswer([{ ...finding, text: 5 }]));
     expect(result.errors).toEqual([
       {
         validation_path: "/update/working_brief/findings/0/text",
@@ -344,7 +360,7 @@ describe("validateAnswer", () => {
       type: "object",
       properties: { steps: { type: "array", items: { $ref: "#/definitions/step" } } },
     };
-    const result = validateAnswer(schema, JSON.stringify({ steps: [{ intent: "a" }, {}] }));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify({ steps: [{ intent: "a" }, {}] }));
     expect(result.errors).toEqual([
       {
         validation_path: "/steps/1",
@@ -378,7 +394,7 @@ describe("validateAnswer", () => {
         },
       },
     };
-    const result = validateAnswer(schema, JSON.stringify({ item: [secret] }));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify({ item: [secret] }));
     expect(result.errors[0]?.example).toEqual({
       kind: "recall",
       level: "low",
@@ -393,12 +409,15 @@ describe("validateAnswer", () => {
   it("orders errors by path with array indices in numeric order", () => {
     const schema = { type: "array", items: { type: "string" } };
     const answer = Array.from({ length: 12 }, (_, index) => (index % 2 === 0 ? index : "ok"));
-    const result = validateAnswer(schema, JSON.stringify(answer));
+    const result = validateAnswer(validatorOf(schema), JSON.stringify(answer));
     expect(paths(result)).toEqual(["/0", "/2", "/4", "/6", "/8", "/10"]);
   });
 
   it("caps the list at 20 errors", () => {
-    const result = validateAnswer({ type: "array", items: { type: "string" } }, JSON.stringify(Array(30).fill(1)));
+    const result = validateAnswer(
+      validatorOf({ type: "array", items: { type: "string" } }),
+      JSON.stringify(Array(30).fill(1)),
+    );
     expect(result.errors).toHaveLength(20);
     expect(result.errors.at(-1)?.validation_path).toBe("/19");
   });
@@ -406,7 +425,7 @@ describe("validateAnswer", () => {
   it.runIf(v22 !== undefined)("reports the contract's example on investigation_bootstrap_v22", () => {
     const answer = JSON.parse(v22Answer({}));
     answer.update.working_brief.findings = [`${secret} compressed finding`];
-    const result = validateAnswer(v22, JSON.stringify(answer));
+    const result = validateAnswer(validatorOf(v22), JSON.stringify(answer));
     expect(result.errors).toEqual([
       {
         validation_path: "/update/working_brief/findings/0",
@@ -427,7 +446,7 @@ describe("validateAnswer", () => {
       arguments: { kind: "recall", evidence_refs: [secret], page: 1.5 },
       rationale: "r",
     };
-    const result = validateAnswer(v22, v22Answer({ next }));
+    const result = validateAnswer(validatorOf(v22), v22Answer({ next }));
     expect(result.errors.map((error) => [error.validation_path, error.validation_keyword])).toEqual([
       ["/next/arguments/evidence_refs/0", "pattern"],
       ["/next/arguments/page", "type"],
@@ -436,7 +455,10 @@ describe("validateAnswer", () => {
   });
 
   it.runIf(v22 !== undefined)("reports an unknown action on investigation_bootstrap_v22 at /next/action", () => {
-    const result = validateAnswer(v22, v22Answer({ next: { action: secret, arguments: {}, rationale: "r" } }));
+    const result = validateAnswer(
+      validatorOf(v22),
+      v22Answer({ next: { action: secret, arguments: {}, rationale: "r" } }),
+    );
     expect(result.errors).toEqual([
       {
         validation_path: "/next/action",
@@ -447,7 +469,7 @@ describe("validateAnswer", () => {
   });
 
   it.runIf(v22 !== undefined)("accepts a valid investigation_bootstrap_v22 answer", () => {
-    expect(validateAnswer(v22, v22Answer({}))).toEqual({ valid: true, errors: [] });
+    expect(validateAnswer(validatorOf(v22), v22Answer({}))).toEqual({ valid: true, errors: [] });
   });
 });
 

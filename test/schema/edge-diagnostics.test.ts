@@ -28,7 +28,7 @@ function diagnose(validators: SchemaValidators, schema: unknown, answerText: str
       errors: [{ validation_path: "", validation_keyword: "json", hint: "The answer is not valid JSON." }],
     };
   }
-  return validateParsedAnswer(schema, answer, validators.validatorFor(schema));
+  return validateParsedAnswer(validators.validatorFor(schema), answer);
 }
 
 /** A client's own copy of a named schema: equal in what it validates, but not the named schema, so not precompiled. */

@@ -11,7 +11,7 @@ const ajv = createSchemaValidators({ compiling: ajvSchemaCompiling() });
 const interpretive = createSchemaValidators();
 
 function diagnose(validators: SchemaValidators, schema: unknown, answer: unknown): Validation {
-  return validateParsedAnswer(schema, answer, validators.validatorFor(schema));
+  return validateParsedAnswer(validators.validatorFor(schema), answer);
 }
 
 function refusalOf(validators: SchemaValidators, schema: unknown): string {

@@ -13,6 +13,7 @@ import {
   type UnionsProjection,
 } from "../../src/surfaces/gemini/projection/projection.js";
 import { closedObjects } from "../support/closed-objects.js";
+import { validatorOf } from "../support/schema-validators.js";
 import { realWorldSchemas } from "./fixtures/real-world-schemas.js";
 
 /**
@@ -172,7 +173,7 @@ describe("the Gemini projection is sound on real-world schemas", () => {
       for (const check of checks) {
         if (!check.validate(answer)) failures.push({ seed, check: check.label, detail: check.validate.errors });
       }
-      const validation = validateAnswer(schema, JSON.stringify(answer));
+      const validation = validateAnswer(validatorOf(schema), JSON.stringify(answer));
       if (!validation.valid || validation.errors.length > 0) {
         failures.push({ seed, check: "validateAnswer", detail: validation });
       }
@@ -234,15 +235,15 @@ describe("local validation of valid answers the Ajv reference gets wrong", () =>
   // price of 19.99 against `multipleOf: 0.01` (zod `.multipleOf(0.01)`, Pydantic `decimal_places=2`
   // style schemas) is reported invalid, turning a correct answer into a 422 RESPONSE_SCHEMA_INVALID.
   // Suggested fix: pass `multipleOfPrecision` (e.g. 9) in createAjv's options in
-  // src/schema/compile-validator.ts (Ajv then accepts a quotient within 1e-9 of an integer).
+  // src/schema/compile-schema.ts (Ajv then accepts a quotient within 1e-9 of an integer).
   it("reports 19.99 valid against multipleOf 0.01", () => {
     const schema = { type: "object", properties: { price: { type: "number", multipleOf: 0.01 } } };
-    expect(validateAnswer(schema, '{"price": 19.99}')).toEqual({ valid: true, errors: [] });
+    expect(validateAnswer(validatorOf(schema), '{"price": 19.99}')).toEqual({ valid: true, errors: [] });
   });
 
   it("still reports 19.995 invalid against multipleOf 0.01", () => {
     const schema = { type: "object", properties: { price: { type: "number", multipleOf: 0.01 } } };
-    expect(validateAnswer(schema, '{"price": 19.995}')).toMatchObject({
+    expect(validateAnswer(validatorOf(schema), '{"price": 19.995}')).toMatchObject({
       valid: false,
       errors: [{ validation_path: "/price", validation_keyword: "multipleOf" }],
     });
@@ -262,7 +263,7 @@ describe("local validation of valid answers the Ajv reference gets wrong", () =>
       dependentSchemas: { schedule: { properties: { timezone: { type: "string" } } } },
       unevaluatedProperties: false,
     };
-    expect(validateAnswer(schema, '{"kind": "job"}')).toEqual({ valid: true, errors: [] });
+    expect(validateAnswer(validatorOf(schema), '{"kind": "job"}')).toEqual({ valid: true, errors: [] });
   });
 
   it("reports the same answer valid once the dependency is present", () => {
@@ -273,7 +274,9 @@ describe("local validation of valid answers the Ajv reference gets wrong", () =>
       dependentSchemas: { schedule: { properties: { timezone: { type: "string" } } } },
       unevaluatedProperties: false,
     };
-    expect(validateAnswer(schema, '{"kind": "job", "schedule": "0 * * * *", "timezone": "Europe/Berlin"}')).toEqual({
+    expect(
+      validateAnswer(validatorOf(schema), '{"kind": "job", "schedule": "0 * * * *", "timezone": "Europe/Berlin"}'),
+    ).toEqual({
       valid: true,
       errors: [],
     });

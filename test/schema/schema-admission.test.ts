@@ -8,6 +8,7 @@ import { compileResponseSchema, createAjv } from "../../src/schema/compile-schem
 import type { CompiledValidator } from "../../src/schema/compiled-validator.js";
 import { validateAnswer, validateParsedAnswer } from "../../src/schema/diagnostics.js";
 import { admitResponseSchema } from "../../src/schema/schema-admission.js";
+import { testSchemaValidators, validatorOf } from "../support/schema-validators.js";
 
 const policySchema = JSON.parse(readFileSync(new URL("../../schemas/policy.schema.json", import.meta.url), "utf8"));
 
@@ -49,12 +50,16 @@ describe("validation.max_schema_chars", () => {
 
   it("admits a client schema of exactly the cap, counted in code points", async () => {
     const policy = await policyWith("max_schema_chars = 300");
-    expect(() => admitResponseSchema(schemaOfCodePoints(300, 40), policy, "client")).not.toThrow();
+    expect(() =>
+      admitResponseSchema(testSchemaValidators, schemaOfCodePoints(300, 40), policy, "client"),
+    ).not.toThrow();
   });
 
   it("refuses a client schema one code point over the cap with 400, naming the limit and not the schema", async () => {
     const policy = await policyWith("max_schema_chars = 300");
-    const error = refusalOf(() => admitResponseSchema(schemaOfCodePoints(301, 40), policy, "client"));
+    const error = refusalOf(() =>
+      admitResponseSchema(testSchemaValidators, schemaOfCodePoints(301, 40), policy, "client"),
+    );
     expect(error).toMatchObject({ code: "INVALID_REQUEST", status: 400, details: { param: "response_schema" } });
     expect(error.message).toBe(
       `The response schema has 301 characters as compact JSON; policy ${policy.ref} allows at most 300 (validation.max_schema_chars). Nothing was sent.`,
@@ -63,21 +68,23 @@ describe("validation.max_schema_chars", () => {
 
   it("does not cap a named schema", async () => {
     const policy = await policyWith("max_schema_chars = 300");
-    expect(() => admitResponseSchema(schemaOfCodePoints(5_000), policy, "named")).not.toThrow();
+    expect(() => admitResponseSchema(testSchemaValidators, schemaOfCodePoints(5_000), policy, "named")).not.toThrow();
   });
 });
 
 describe("admitResponseSchema refuses what no validator could finish", () => {
   it("refuses a loop of references under a policy that validates answers", async () => {
     const policy = await policyWith("enabled = true");
-    expect(refusalOf(() => admitResponseSchema({ allOf: [{ $ref: "#" }] }, policy, "client")).message).toMatch(
-      /refers to itself/,
-    );
+    expect(
+      refusalOf(() => admitResponseSchema(testSchemaValidators, { allOf: [{ $ref: "#" }] }, policy, "client")).message,
+    ).toMatch(/refers to itself/);
   });
 
   it("refuses a loop of references under a policy that does not validate answers", async () => {
     const policy = await policyWith("enabled = false");
-    expect(refusalOf(() => admitResponseSchema({ not: { $ref: "#" } }, policy, "named")).status).toBe(400);
+    expect(
+      refusalOf(() => admitResponseSchema(testSchemaValidators, { not: { $ref: "#" } }, policy, "named")).status,
+    ).toBe(400);
   });
 });
 
@@ -107,7 +114,7 @@ describe("an exhausted stack is an answer, not a 500", () => {
       schema: {},
       dialect: "2020-12",
     };
-    expect(validateParsedAnswer({}, {}, overflowing)).toEqual({
+    expect(validateParsedAnswer(overflowing, {})).toEqual({
       valid: false,
       errors: [expect.objectContaining({ validation_path: "", validation_keyword: "nesting" })],
     });
@@ -115,8 +122,11 @@ describe("an exhausted stack is an answer, not a 500", () => {
 
   it("does not walk an answer nested deeper than a request may be", () => {
     const tree = { $ref: "#/$defs/node", $defs: { node: { type: "array", items: { $ref: "#/$defs/node" } } } };
-    expect(validateAnswer(tree, `${"[".repeat(512)}${"]".repeat(512)}`)).toEqual({ valid: true, errors: [] });
-    expect(validateAnswer(tree, `${"[".repeat(513)}${"]".repeat(513)}`).errors[0]).toMatchObject({
+    expect(validateAnswer(validatorOf(tree), `${"[".repeat(512)}${"]".repeat(512)}`)).toEqual({
+      valid: true,
+      errors: [],
+    });
+    expect(validateAnswer(validatorOf(tree), `${"[".repeat(513)}${"]".repeat(513)}`).errors[0]).toMatchObject({
       validation_keyword: "nesting",
     });
   });
@@ -131,7 +141,7 @@ describe("an exhausted stack is an answer, not a 500", () => {
     };
     const nested = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
     const deep = `{"kind":"x","next":{"choices":[{"kind":"k","deep":${nested}}]}}`;
-    const check = checkAnswer({ type: "object", required: ["never"] }, deep, [rule]);
+    const check = checkAnswer(validatorOf({ type: "object", required: ["never"] }), deep, [rule]);
     expect(check).toEqual({ validation: expect.objectContaining({ valid: false }) });
   });
 });

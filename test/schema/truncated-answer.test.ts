@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { completePrefix, truncatedAnswerValidation } from "../../src/schema/truncated-answer.js";
+import { validatorOf } from "../support/schema-validators.js";
 
 const secret = "SECRET-VALUE-123";
 
@@ -215,7 +216,7 @@ const incompleteNote = (reason: string) => ({
 describe("truncatedAnswerValidation", () => {
   it("reports the incomplete note first, then the missing required fields at their path", () => {
     const answer = `{"title":"${secret}","findings":[{"id":"${secret}","te`;
-    const result = truncatedAnswerValidation(schema, answer, "length");
+    const result = truncatedAnswerValidation(validatorOf(schema), answer, "length");
     expect(result.valid).toBe(false);
     expect(result.errors[0]).toEqual(incompleteNote("length"));
     expect(result.errors.slice(1)).toEqual([
@@ -230,7 +231,7 @@ describe("truncatedAnswerValidation", () => {
   });
 
   it("reports a missing top-level field when the cut comes before it", () => {
-    const result = truncatedAnswerValidation(schema, `{"title":"${secret}","find`, "MAX_TOKENS");
+    const result = truncatedAnswerValidation(validatorOf(schema), `{"title":"${secret}","find`, "MAX_TOKENS");
     expect(result.errors[0]).toEqual(incompleteNote("MAX_TOKENS"));
     expect(result.errors[1]).toMatchObject({
       validation_path: "",
@@ -241,23 +242,23 @@ describe("truncatedAnswerValidation", () => {
   });
 
   it("reports only the note for a complete, valid answer, and the schema's errors for a complete invalid one", () => {
-    const valid = truncatedAnswerValidation(schema, `{"title":"${secret}","findings":[]}`, "SAFETY");
+    const valid = truncatedAnswerValidation(validatorOf(schema), `{"title":"${secret}","findings":[]}`, "SAFETY");
     expect(valid).toEqual({ valid: false, errors: [incompleteNote("SAFETY")] });
-    const invalid = truncatedAnswerValidation(schema, `{"title":1,"findings":[]}`, "max_tokens");
+    const invalid = truncatedAnswerValidation(validatorOf(schema), `{"title":1,"findings":[]}`, "max_tokens");
     expect(invalid.errors).toHaveLength(2);
     expect(invalid.errors[1]).toMatchObject({ validation_path: "/title", validation_keyword: "type" });
   });
 
   it("writes `unknown` for a reason that is not a short word", () => {
     for (const reason of ["len gth", "", "a".repeat(33), `${secret}`, "stop\n", "length!"]) {
-      const result = truncatedAnswerValidation(schema, '{"title":"x"', reason);
+      const result = truncatedAnswerValidation(validatorOf(schema), '{"title":"x"', reason);
       expect(result.errors[0]).toEqual(incompleteNote("unknown"));
     }
   });
 
   it("gives the json error when what came back is no JSON prefix", () => {
     for (const answer of ["hello", '{"a":]', "", `\`\`\`json\n{"title":"${secret}"`]) {
-      const result = truncatedAnswerValidation(schema, answer, "length");
+      const result = truncatedAnswerValidation(validatorOf(schema), answer, "length");
       expect(result.errors).toEqual([
         incompleteNote("length"),
         { validation_path: "", validation_keyword: "json", hint: "The answer is not valid JSON." },
@@ -266,14 +267,18 @@ describe("truncatedAnswerValidation", () => {
   });
 
   it("gives the nesting error for an answer cut too deep to walk", () => {
-    const result = truncatedAnswerValidation(schema, "[".repeat(100_000), "length");
+    const result = truncatedAnswerValidation(validatorOf(schema), "[".repeat(100_000), "length");
     expect(result.errors).toHaveLength(2);
     expect(result.errors[1]).toMatchObject({ validation_path: "", validation_keyword: "nesting" });
   });
 
   it("keeps at most 20 errors, the note included", () => {
     const items = Array.from({ length: 40 }, (_, index) => `{"id":"${secret}-${index}"}`).join(",");
-    const result = truncatedAnswerValidation(schema, `{"title":"t","findings":[${items},{"id":"x`, "length");
+    const result = truncatedAnswerValidation(
+      validatorOf(schema),
+      `{"title":"t","findings":[${items},{"id":"x`,
+      "length",
+    );
     expect(result.errors).toHaveLength(20);
     expect(result.errors[0]).toEqual(incompleteNote("length"));
     expect(result.errors.slice(1).every((error) => error.validation_keyword === "required")).toBe(true);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateAnswer } from "../../src/schema/diagnostics.js";
+import { validatorOf } from "../support/schema-validators.js";
 import {
   type Alternative,
   chainAccepts,
@@ -19,7 +20,7 @@ import {
 const maxReported = 20;
 
 function validate(chain: UnionChain, answer: unknown) {
-  return validateAnswer(chainSchema(chain), JSON.stringify(answer));
+  return validateAnswer(validatorOf(chainSchema(chain)), JSON.stringify(answer));
 }
 
 function expectCutShort(errors: readonly { validation_keyword: string; hint: string }[]) {
@@ -64,11 +65,14 @@ describe("the work budget of one validation", () => {
         { type: "integer" },
       ],
     };
-    const { valid, errors } = validateAnswer(schema, JSON.stringify(failingAnswer(14)));
+    const { valid, errors } = validateAnswer(validatorOf(schema), JSON.stringify(failingAnswer(14)));
     expect(valid).toBe(false);
     expect(errors).toHaveLength(1);
     expectCutShort(errors);
-    expect(validateAnswer(schema, JSON.stringify({ v: { v: { v: 3 } } }))).toEqual({ valid: true, errors: [] });
+    expect(validateAnswer(validatorOf(schema), JSON.stringify({ v: { v: { v: 3 } } }))).toEqual({
+      valid: true,
+      errors: [],
+    });
   });
 
   it("keeps a valid answer to a shallow chain valid", () => {
@@ -78,14 +82,14 @@ describe("the work budget of one validation", () => {
 
   it("grows with the answer: a valid answer of 20,000 nodes to a recursive schema is valid", () => {
     const { schema, answer } = largeTree();
-    expect(validateAnswer(schema, JSON.stringify(answer))).toEqual({ valid: true, errors: [] });
+    expect(validateAnswer(validatorOf(schema), JSON.stringify(answer))).toEqual({ valid: true, errors: [] });
   });
 
   it("grows with the answer: the same answer with one wrong name is invalid in full detail", () => {
     const { schema, answer } = largeTree();
     const children = answer.children as { children: { name: unknown }[] }[];
     (children[150]?.children[70] as { name: unknown }).name = 42;
-    const { valid, errors } = validateAnswer(schema, JSON.stringify(answer));
+    const { valid, errors } = validateAnswer(validatorOf(schema), JSON.stringify(answer));
     expect(valid).toBe(false);
     expect(errors).toEqual([expect.objectContaining({ validation_path: "/children/150/children/70/name" })]);
   });

@@ -120,8 +120,8 @@ describe("Ajv and the interpretive validator on real-world schemas and broken an
       const next = random(seed * 7919);
       for (let index = 0; index <= breakagesPerAnswer; index++) {
         const answer = index === 0 ? generated : broken(generated, next);
-        const expected = validateParsedAnswer(schema, answer, validatorOf(byAjv));
-        const actual = validateParsedAnswer(schema, answer, validatorOf(byInterpretation));
+        const expected = validateParsedAnswer(validatorOf(byAjv), answer);
+        const actual = validateParsedAnswer(validatorOf(byInterpretation), answer);
         if (!expected.valid) invalid += 1;
         if (JSON.stringify(actual) !== JSON.stringify(expected)) differences.push({ answer, expected, actual });
       }

@@ -13,6 +13,7 @@ import { memoryStore } from "../../src/store/memory-store.js";
 import type { Store } from "../../src/store/store.js";
 import { surfaces } from "../../src/surfaces/surfaces.js";
 import { type FetchFunction, fetchTransport } from "../../src/transport/fetch-transport.js";
+import { testSchemaValidators } from "./schema-validators.js";
 
 /**
  * The gateway's app without a socket (driven through `app.request()`), on the bundled policies and model table, the memory store and
@@ -36,6 +37,7 @@ export async function appUnderTest(
     transport: fetchTransport(upstream),
     jsonScanner: new JsonScanner(),
     schemas: options.schemas ?? new Map(),
+    schemaValidators: testSchemaValidators,
     store,
     recordCall: async (record) => {
       records.push(record);

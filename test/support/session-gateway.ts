@@ -21,6 +21,7 @@ import { sweepCutoffs } from "../../src/store/sweep-cutoffs.js";
 import { surfaces } from "../../src/surfaces/surfaces.js";
 import { fetchTransport } from "../../src/transport/fetch-transport.js";
 import { freshDatabase, postgresUrl, testPostgresStore } from "./postgres.js";
+import { testSchemaValidators } from "./schema-validators.js";
 
 // The gateway's app with the simulated providers behind a recording transport, a fake clock and a chosen store,
 // driven through the openai SDK: what the session tests share.
@@ -135,6 +136,7 @@ export async function gatewayOn(
     transport,
     jsonScanner: new JsonScanner(),
     schemas: new Map(),
+    schemaValidators: testSchemaValidators,
     store,
     recordCall: async (record) => void records.push(record),
     newRef,

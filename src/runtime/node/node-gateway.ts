@@ -18,7 +18,6 @@ import type { PolicyReload } from "../../policy/reload-policies.js";
 import { reloadablePolicies } from "../../policy/reloadable-policies.js";
 import { type ModelTable, modelTableFile, modelTableOf } from "../../routing/model-table.js";
 import { ajvSchemaCompiling } from "../../schema/compile-schema.js";
-import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { sweepCutoffs } from "../../store/sweep-cutoffs.js";
@@ -117,7 +116,10 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     throw refusal.defaultPolicy(config, policies.list());
   }
   // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
-  useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling(), compiler: workerSchemaCompiler() }));
+  const schemaValidators = createSchemaValidators({
+    compiling: ajvSchemaCompiling(),
+    compiler: workerSchemaCompiler(),
+  });
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
   const schemas = await readNamedSchemas(config.schemasDir).catch(refusal.folder("schemas", config.schemasDir));
@@ -161,6 +163,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     // A body's UTF-8 checked natively (simdutf), so that the scanner reads text past ASCII four bytes at a time.
     jsonScanner: new JsonScanner(isUtf8),
     schemas,
+    schemaValidators,
     store,
     recordCall: (record) => work.track(store.appendCall(record).catch((error) => unstored(record.ref, error))),
     log,

@@ -8,7 +8,7 @@ export function bundledNamedSchemas(): Map<string, unknown> {
   return new Map(namedSchemas);
 }
 
-/** The build-time validator of every bundled named schema, keyed as `compiledValidator` looks schemas up. */
+/** The build-time validator of every bundled named schema, keyed as `SchemaValidators.validatorFor` looks schemas up. */
 export function bundledValidators(): PrecompiledValidator[] {
   return namedSchemas.map(([name, schema]) => {
     const validate = namedSchemaValidators[name];

@@ -4,7 +4,6 @@ import { newRef } from "../../errors/ref.js";
 import { JsonScanner } from "../../json/json-scanner.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
 import { modelTableOf } from "../../routing/model-table.js";
-import { useSchemaValidators } from "../../schema/compile-validator.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
 import { syncPolicyVersions } from "../../store/sync-policy-versions.js";
@@ -49,7 +48,6 @@ function variablesOf(env: object): Record<string, string> {
 export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
   // Anyone may reach a worker: a pass-through call uses a server-held key only with PROMPTGATE_OPEN_RELAY=true.
   const config: Config = readConfig(variablesOf(env), { beyondLoopback: true });
-  useSchemaValidators(createSchemaValidators({ precompiled: bundledValidators(), maxBytes: workerValidatorBytes }));
   const policies = await identifyPolicies(bundledPolicies);
   try {
     policies.resolve(config.defaultPolicy);
@@ -73,6 +71,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     transport,
     jsonScanner: new JsonScanner(),
     schemas: bundledNamedSchemas(),
+    schemaValidators: createSchemaValidators({ precompiled: bundledValidators(), maxBytes: workerValidatorBytes }),
     store,
     newRef,
     now: () => new Date(),

@@ -2,9 +2,6 @@ import { readFile } from "node:fs/promises";
 import { ConfigError, readConfig } from "../../../config.js";
 import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
-import { ajvSchemaCompiling } from "../../../schema/compile-schema.js";
-import { useSchemaValidators } from "../../../schema/compile-validator.js";
-import { createSchemaValidators } from "../../../schema/schema-validators.js";
 import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { chooseConfigFolders } from "../config-folders.js";
 import { readModelTable, readNamedSchemas, readPolicyFiles } from "../node-gateway.js";
@@ -85,8 +82,6 @@ export async function replayCommand(args: string[], io: CliIo): Promise<ExitCode
       return 0;
     }
     const config = readConfig(chooseConfigFolders(io.env).environment);
-    // Schemas are admitted as the Node gateway admits them: compiled by Ajv (in place; a replay serves no one else).
-    useSchemaValidators(createSchemaValidators({ compiling: ajvSchemaCompiling() }));
     const [policies, models, schemas, files] = await Promise.all([
       readPolicies(config.policiesDir),
       readModelTable(config.policiesDir),

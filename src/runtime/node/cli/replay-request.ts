@@ -7,6 +7,7 @@ import type { PolicyVersion } from "../../../policy/policy.js";
 import type { ModelTable } from "../../../routing/model-table.js";
 import { routeCall } from "../../../routing/route-call.js";
 import { admitListedSchema } from "../../../schema/schema-admission.js";
+import type { SchemaValidators } from "../../../schema/schema-validators.js";
 import type { MeasuredEndpoint, Surface } from "../../../surfaces/surface.js";
 import { surfaces } from "../../../surfaces/surfaces.js";
 import { type CachedPrefix, noCachedPrefix } from "../../../window/prompt-size.js";
@@ -45,6 +46,8 @@ export interface ReplayContext {
   config: Config;
   /** Reads each stored body into a tape, as the gateway's runtime reads a request's. */
   scanner: JsonScanner;
+  /** Compiles each call's full schema, as the Node gateway's validators compile a request's. */
+  schemaValidators: SchemaValidators;
 }
 
 const encoder = new TextEncoder();
@@ -97,7 +100,16 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
     const route = routeCall(routing, surface, endpoint, stored.route, parsed.body, entry);
     if (route.provider !== surface) report.routed_to = route.provider.name;
     const prefix = cachedPrefix(stored);
-    const checked = prepareCall(endpoint, parsed, stored.route, context.policy, namedSchema, prefix, route.target);
+    const checked = prepareCall(
+      endpoint,
+      parsed,
+      stored.route,
+      context.policy,
+      namedSchema,
+      prefix,
+      context.schemaValidators,
+      route.target,
+    );
     Object.assign(measurements, checked.measurements);
     if (checked.prepared === undefined) throw checked.error;
     admitListedSchema(checked.prepared.fullSchema, context.policy, context.schemas);

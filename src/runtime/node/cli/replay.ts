@@ -5,6 +5,8 @@ import { JsonScanner } from "../../../json/json-scanner.js";
 import type { PolicyVersion } from "../../../policy/policy.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { type ModelTable, modelTableOf } from "../../../routing/model-table.js";
+import { ajvSchemaCompiling } from "../../../schema/compile-schema.js";
+import { createSchemaValidators } from "../../../schema/schema-validators.js";
 import { surfaces } from "../../../surfaces/surfaces.js";
 import { aggregateReplay, type ReplayAggregate } from "./replay-report.js";
 import { type ReplayContext, type RequestReport, replayRequest } from "./replay-request.js";
@@ -129,8 +131,10 @@ function replayUnder(versions: PolicyVersion[], options: Omit<ReplayOptions, "po
   const stored = options.files.flatMap(readStoredRequests);
   // As the Node gateway scans a body: its UTF-8 checked natively first.
   const scanner = new JsonScanner(isUtf8);
+  // Schemas are admitted as the Node gateway admits them: compiled by Ajv (in place; a replay serves no one else).
+  const schemaValidators = createSchemaValidators({ compiling: ajvSchemaCompiling() });
   return versions.map((policy) => {
-    const context: ReplayContext = { policy, schemas: options.schemas, models, config, scanner };
+    const context: ReplayContext = { policy, schemas: options.schemas, models, config, scanner, schemaValidators };
     return { policy: policy.ref, requests: stored.map((request) => replayRequest(request, context)) };
   });
 }
