@@ -3,7 +3,7 @@
 
 import type { ValidatedPolicy } from "../../../policy/identify-policy.js";
 
-/** The standalone Ajv validator of each named schema, compiled as `compiledValidator` would at run time. */
+/** The standalone Ajv validator of each named schema, compiled as `SchemaValidators.validatorFor` would at run time. */
 export { namedSchemaValidators } from "./validators.js";
 
 /** The policy files, validated at build time, with their defaults applied. */
