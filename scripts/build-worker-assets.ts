@@ -10,6 +10,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import standaloneCode from "ajv/dist/standalone/index.js";
 import { build } from "esbuild";
+import { keyFileName, parseKeyFile } from "../src/keys/key-file.js";
 import { identifyPolicies } from "../src/policy/identify-policy.js";
 import { missingListedSchemas } from "../src/policy/listed-schemas.js";
 import { type PolicyFile, validatePolicyFiles } from "../src/policy/load-policies.js";
@@ -33,10 +34,19 @@ export async function workerAssetFiles(base = root): Promise<Map<string, string>
   const modelFile = policyFolder.find((file) => file.path === `policies/${modelTableFile}`);
   // Checked here as at start-up on Node; the worker reads it again when its isolate starts.
   modelTableOf(modelFile, surfaces);
+  const keyFile = policyFolder.find((file) => file.path === `policies/${keyFileName}`);
   const policies = validatePolicyFiles(
-    policyFolder.filter((file) => file !== modelFile),
+    policyFolder.filter((file) => file !== modelFile && file !== keyFile),
     JSON.parse(readFileSync(join(base, "schemas", "policy.schema.json"), "utf8")),
   );
+  // Checked here against the bundled policies (whether a credential it names is set, the worker tells when it starts).
+  if (keyFile !== undefined) {
+    await parseKeyFile(keyFile.path, keyFile.text, {
+      policyNames: [...new Set(policies.map((validated) => validated.policy.name))],
+      providerNames: surfaces.map((surface) => surface.name),
+      credentialSet: () => true,
+    });
+  }
   const schemas = textFiles(base, "schemas", ".json").map((file) => ({
     name: file.path.slice("schemas/".length, -".json".length),
     schema: parseSchema(file),
@@ -64,6 +74,9 @@ export async function workerAssetFiles(base = root): Promise<Map<string, string>
     "",
     `/** The model table (policies/${modelTableFile}), checked at build time; undefined: the shipped default. */`,
     `export const modelTable: { path: string; text: string } | undefined = ${JSON.stringify(modelFile, null, 2)};`,
+    "",
+    `/** The key file (policies/${keyFileName}, secrets' SHA-256 only), checked at build time; undefined: none. */`,
+    `export const keyFile: { path: string; text: string } | undefined = ${JSON.stringify(keyFile, null, 2)};`,
     "",
     "/** The named schemas of `x-promptgate-schema`: file name without `.json`, and schema. */",
     `export const namedSchemas: [string, unknown][] = ${JSON.stringify(

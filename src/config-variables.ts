@@ -48,7 +48,14 @@ const rest = [
   {
     name: "PROMPTGATE_KEYS",
     section: "Access",
-    describe: "comma-separated gateway keys; clients must present one (unset: pass-through)",
+    describe:
+      "comma-separated unnamed gateway keys; clients must present a gateway key (unset, no named key and no PROMPTGATE_KEY_MODE: pass-through)",
+  },
+  {
+    name: "PROMPTGATE_KEY_MODE",
+    section: "Access",
+    describe:
+      "keys: clients must present a gateway key even before any is made (default: when PROMPTGATE_KEYS is set or a named key exists at start-up)",
   },
   {
     name: "PROMPTGATE_OPEN_RELAY",

@@ -37,8 +37,14 @@ export interface Config {
   /** Each provider's upstream, by the name of its surface (every registered surface has one). */
   upstreams: Readonly<Record<string, UpstreamConfig>>;
   adminKey: string | undefined;
-  /** Gateway keys (`PROMPTGATE_KEYS`): when any is set, clients must present one instead of a provider key. */
+  /** Unnamed gateway keys (`PROMPTGATE_KEYS`), which may use every policy and model. */
   gatewayKeys: readonly string[];
+  /**
+   * Whether clients must present a gateway key (unnamed or named) instead of a provider key: when `PROMPTGATE_KEYS` is
+   * set or `PROMPTGATE_KEY_MODE=keys`; the runtime turns it on too when its store or `keys.toml` holds a named key at
+   * start-up. It stays as it is until restart: revoking the last key never turns a gateway into pass-through.
+   */
+  gatewayKeyMode: boolean;
   /** `PROMPTGATE_OPEN_RELAY=true`: callers beyond loopback may use the server-held keys in pass-through mode. */
   openRelay: boolean;
   /**
@@ -122,6 +128,7 @@ export function readConfig(environment: Environment, options: ReadOptions = {}):
   for (const surface of surfaces) upstreams[surface.name] = readUpstream(environment, surface, simulateUnconfigured);
   const known: KnownEnvironment = environment;
   const openRelay = readFlag(known, "PROMPTGATE_OPEN_RELAY", false);
+  const gatewayKeys = readGatewayKeys(known.PROMPTGATE_KEYS);
   return {
     host: known.HOST || "127.0.0.1",
     port: readInteger(known, "PORT", 8787, 0, 65535),
@@ -130,7 +137,8 @@ export function readConfig(environment: Environment, options: ReadOptions = {}):
     defaultPolicy: known.PROMPTGATE_DEFAULT_POLICY || "default",
     upstreams,
     adminKey: known.PROMPTGATE_ADMIN_KEY || undefined,
-    gatewayKeys: readGatewayKeys(known.PROMPTGATE_KEYS),
+    gatewayKeys,
+    gatewayKeyMode: gatewayKeys.length > 0 || readKeyMode(known.PROMPTGATE_KEY_MODE),
     openRelay,
     passThroughServerKeys: options.beyondLoopback !== true || openRelay,
     corsOrigins: readCorsOrigins(known.PROMPTGATE_CORS_ORIGINS),
@@ -189,6 +197,14 @@ function readFlag(environment: KnownEnvironment, variable: VariableName, fallbac
 }
 
 /** Comma-separated gateway keys; unset or empty means pass-through auth. */
+function readKeyMode(text: string | undefined): boolean {
+  if (text === undefined || text.trim() === "") return false;
+  if (text.trim() === "keys") return true;
+  throw new ConfigError(
+    'PROMPTGATE_KEY_MODE must be "keys" (clients must present a gateway key) or unset (decided by the keys there are).',
+  );
+}
+
 function readGatewayKeys(text: string | undefined): readonly string[] {
   if (text === undefined || text.trim() === "") return [];
   const keys = text

@@ -1,5 +1,6 @@
 import type { Config } from "./config.js";
 import type { JsonScanner } from "./json/json-scanner.js";
+import type { KeyRing } from "./keys/named-key.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallMetrics } from "./record/call-metrics.js";
@@ -32,10 +33,20 @@ export interface Deps {
   jsonScanner: JsonScanner;
   /** Named full response schemas for `x-promptgate-schema`, by name. */
   schemas: ReadonlyMap<string, unknown>;
-  /** The validators of response schemas, built by the runtime: Node compiles with Ajv in a worker thread, Workers interpret with named schemas precompiled. */
+  /**
+   * The validators of response schemas, built by the runtime: Node compiles with Ajv in a worker thread, Workers
+   * interpret with named schemas precompiled.
+   */
   schemaValidators: SchemaValidators;
-  /** Durable state: policy versions, case freezes, prefix sizes, call records. */
+  /** Durable state: policy versions, case freezes, prefix sizes, named keys, call records. */
   store: Store;
+  /** The named keys: those of `keys.toml`, and the store's as last read (see `createKeyRing`). */
+  keyRing: KeyRing;
+  /**
+   * The value of a server-held credential a named key names (`credentials`), by its environment variable (Workers: its
+   * secret binding); undefined when it is not set.
+   */
+  secretNamed: (variable: string) => string | undefined;
   /**
    * Appends a call record. Resolves once the runtime holds it as firmly as it can before the
    * answer goes out (Node: committed to the store; Workers: handed to `waitUntil`); never rejects.

@@ -6,7 +6,7 @@ import { bearerToken, keysEqual } from "../http/keys.js";
 import type { RouteEnv } from "../http/route-env.js";
 import type { PolicyReload } from "../policy/reload-policies.js";
 import { callListingQuery } from "./call-listing-query.js";
-import { credentialSetOf, keyRoutes } from "./key-routes.js";
+import { keyRoutes } from "./key-routes.js";
 import { policyReloadFailed, policyReloadResponse, policyReloadUnavailable } from "./policy-reload-response.js";
 
 /**
@@ -86,7 +86,7 @@ export function adminRoutes(deps: Deps): Hono<RouteEnv> {
     }
     return c.json(call, 200, { "x-promptgate-ref": c.get("ref") });
   });
-  admin.route("/keys", keyRoutes(deps, credentialSetOf(deps)));
+  admin.route("/keys", keyRoutes(deps));
   return admin;
 }
 

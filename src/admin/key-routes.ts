@@ -15,30 +15,10 @@ import {
   updateKey,
 } from "./key-admin.js";
 
-/** Whether an environment variable (Workers: a secret binding) is set, asked without reading its value. */
-export type CredentialSet = (variable: string) => boolean;
-
-/** A check that knows no variable: every credential a key names is refused until the runtime says what is set. */
-export const noCredentialSet: CredentialSet = () => false;
-
-/**
- * Whether a variable is set, asked of the runtime's secrets where the dependencies offer them (`secretNamed`, the
- * reader of a key's credentials: an empty value is unset there too), else of none (`noCredentialSet`).
- */
-export function credentialSetOf(deps: Deps): CredentialSet {
-  const secretNamed = (deps as Deps & { secretNamed?: (variable: string) => string | undefined }).secretNamed;
-  if (secretNamed === undefined) return noCredentialSet;
-  return (variable) => {
-    const value = secretNamed(variable);
-    return value !== undefined && value !== "";
-  };
-}
-
 /**
  * `/promptgate/admin/keys`: named keys made, listed, changed, revoked and rotated (mounted behind the admin key).
- * `credentialSet` says whether a variable a key's `credentials` names is set in the gateway's environment.
  */
-export function keyRoutes(deps: Deps, credentialSet: CredentialSet = noCredentialSet): Hono<RouteEnv> {
+export function keyRoutes(deps: Deps): Hono<RouteEnv> {
   const keys = new Hono<RouteEnv>();
   const admin: KeyAdmin = {
     store: deps.store,
@@ -47,7 +27,7 @@ export function keyRoutes(deps: Deps, credentialSet: CredentialSet = noCredentia
     settingsContext: () => ({
       policyNames: currentPolicyNames(deps.policies),
       providerNames: deps.surfaces.map((surface) => surface.name),
-      credentialSet,
+      credentialSet: (variable: string) => (deps.secretNamed(variable) ?? "") !== "",
     }),
   };
   keys.post("/", (c) =>

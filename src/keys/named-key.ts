@@ -32,7 +32,10 @@ export interface NamedKey {
 }
 
 /** What the admin may set on a key: every field but its id, times of use and source. */
-export type KeySettings = Pick<NamedKey, "name" | "team" | "policies" | "models" | "credentials" | "limits" | "expiresAt">;
+export type KeySettings = Pick<
+  NamedKey,
+  "name" | "team" | "policies" | "models" | "credentials" | "limits" | "expiresAt"
+>;
 
 /** The fixed start of every secret, so that secret scanners recognise a leaked one. */
 export const keySecretPrefix = "pg_";

@@ -4,24 +4,17 @@ import { GatewayError } from "../errors/gateway-error.js";
 import type { JsonObject } from "../json/json-object.js";
 import type { CachedPrefixRecord, CachedPrefixStore, SecretStore } from "../store/store.js";
 import type { CachedPrefixList } from "../surfaces/surface.js";
-import { presentedCredentials } from "./authorize-call.js";
-import { principalOf } from "./principal.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
 /** What telling a caller's cached prefixes uses of the gateway: the store's cached prefixes and secret. */
 type OwnerDeps = DepsOf<CachedPrefixStore & SecretStore>;
-
-/** The principal of a provider call: the keyed hash of the first credential its client presents. */
-export function principalOfCall(deps: OwnerDeps, call: UpstreamCall): Promise<string> {
-  return principalOf(deps.store, presentedCredentials(call.surface, call.request.headers, call.url)[0]);
-}
 
 /**
  * Whether the gateway is the boundary between callers' cached prefixes: with gateway keys, where every caller
  * reaches the provider with the one server-held key. In pass-through the caller's own provider key is.
  */
 export function gatewayGuardsPrefixes(deps: OwnerDeps): boolean {
-  return deps.config.gatewayKeys.length > 0;
+  return deps.config.gatewayKeyMode;
 }
 
 /**
@@ -34,7 +27,7 @@ export async function ownCachedPrefix(
   name: string,
   now: number,
 ): Promise<CachedPrefixRecord | undefined> {
-  return ownRecord(await deps.store.getCachedPrefix(name, now), await principalOfCall(deps, call));
+  return ownRecord(await deps.store.getCachedPrefix(name, now), call.caller.principal);
 }
 
 function ownRecord(record: CachedPrefixRecord | undefined, principal: string): CachedPrefixRecord | undefined {
@@ -76,7 +69,7 @@ export async function ownPrefixList(
 ): Promise<JsonObject> {
   if (!gatewayGuardsPrefixes(deps)) return first;
   const now = deps.now().getTime();
-  const principal = await principalOfCall(deps, call);
+  const principal = call.caller.principal;
   let list = first;
   for (let pages = 1; ; pages++) {
     const names = reading.namesOf(list);

@@ -7,6 +7,7 @@ import type { PolicyVersion } from "../policy/policy.js";
 import type { CallAttempt } from "../record/call-record.js";
 import type { ModelEntry } from "../routing/model-table.js";
 import { type CallRoute, routeCall } from "../routing/route-call.js";
+import { keyCredentialOf } from "../routing/upstream-credential.js";
 import { admitListedSchema } from "../schema/schema-admission.js";
 import { checkSessionCaps, type SessionTurn } from "../sessions/session-turn.js";
 import type { MeasuredEndpoint } from "../surfaces/surface.js";
@@ -83,6 +84,7 @@ export async function prepareAttempt(
         surfaces: deps.surfaces,
         policy: policy.policy,
         now: deps.now().getTime(),
+        keyCredential: (provider) => keyCredentialOf(deps, scope.call.caller.key, provider),
       },
       input.surface,
       endpoint,

@@ -5,18 +5,19 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import { parseJsonBody, readCappedBody } from "../http/read-body.js";
 import { answerJob, createJob } from "../jobs/answer-jobs.js";
 import type { JsonObject } from "../json/json-object.js";
+import { boundPolicyRef, checkModelAllowed, mayReach } from "../keys/key-bindings.js";
 import { deadlineSecondsOf, jobLimitsOf, type PolicyVersion, upstreamTimeoutsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { CallSpan } from "../record/call-tracing.js";
 import type { ModelEntry } from "../routing/model-table.js";
 import { translatedResponse } from "../routing/translated-response.js";
-import { upstreamCredential } from "../routing/upstream-credential.js";
+import { keyCredentialOf, upstreamCredential } from "../routing/upstream-credential.js";
 import { openSessionTurn, ownStoredResponse, type SessionTurn } from "../sessions/session-turn.js";
 import { checkProxiedBody } from "../surfaces/proxied-body.js";
 import type { JobRoute, MeasuredEndpoint, ProxyEndpoint } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
 import { answerFailure, isFailure } from "./answer-failure.js";
-import { authenticated, authenticationRequired, presentedCredentials } from "./authorize-call.js";
+import { authenticationRequired, presentedCredentials } from "./authorize-call.js";
 import { checkOwnPrefixRoute } from "./cached-prefix-owner.js";
 import {
   type Attempt,
@@ -33,6 +34,7 @@ import {
 import { callLabels } from "./call-labels.js";
 import { callRecorder, type Recorder } from "./call-recorder.js";
 import { citationCheckOf } from "./call-sources.js";
+import { type Caller, identifyCaller } from "./caller.js";
 import { type Deadline, startDeadline } from "./deadline.js";
 import { debugPolicy, debugRoute } from "./debug-steps.js";
 import { type FinishedAnswer, finishAnswer } from "./finish-answer.js";
@@ -107,7 +109,7 @@ interface Sent {
  */
 export class CallFlow {
   readonly #deps: Deps;
-  readonly #input: SurfaceRequest;
+  #input: SurfaceRequest;
   readonly #headers: ResponseHeaders;
   readonly #recorder: Recorder;
   #deadline: Deadline | undefined;
@@ -133,13 +135,16 @@ export class CallFlow {
   async run(): Promise<Response> {
     const deps = this.#deps;
     const { surface, request, url } = this.#input;
-    if (!(await authenticated(deps.config, surface, request.headers, url))) {
+    const caller = await identifyCaller(deps, presentedCredentials(surface, request.headers, url)[0]);
+    if (caller === undefined) {
       // The contract records every call, but this is no call of a client the gateway knows: a record
       // and a log line each would let anyone fill the disk (with long headers, 30 KB a request). It is
       // counted instead; the runtime's log writes the count at most once a minute.
       writeLog(deps, { event: "refused_unauthenticated" });
       return this.#nativeError(authenticationRequired());
     }
+    this.#input = { ...this.#input, caller };
+    this.#recorder.noteKey(caller.key);
     this.#span = deps.tracing?.start(request);
     let finished: FinishedAnswer | undefined;
     try {
@@ -167,7 +172,12 @@ export class CallFlow {
     const labels = callLabels(request.headers);
     recorder.noteLabels(labels.caseId, labels.callLabel, input.job);
     const presents = presentedCredentials(surface, request.headers, url).length > 0;
-    const credential = upstreamCredential(deps.config, surface, presents);
+    const credential = upstreamCredential(
+      deps.config,
+      surface,
+      presents,
+      keyCredentialOf(deps, (input.caller as Caller).key, surface.name),
+    );
     const endpoint = input.refusal === undefined ? surface.match(request.method, path) : undefined;
     debugRoute(
       deps,
@@ -181,10 +191,12 @@ export class CallFlow {
         headers: { allow: endpoint.allow },
       });
     }
-    const requested = await requestedPolicy(deps, input.policyRef);
+    const caller = input.caller as Caller;
+    const policyRef = boundPolicyRef(caller.key, input.policyRef);
+    const requested = await requestedPolicy(deps, policyRef);
     // A call its case refuses (409) still names the version it asked for.
     recorder.notePolicy(requested.ref);
-    const { policy, invalidAnswers } = await casePolicy(deps, requested, input.policyRef, labels.caseId);
+    const { policy, invalidAnswers } = await casePolicy(deps, requested, policyRef, labels.caseId);
     recorder.notePolicy(policy.ref);
     debugPolicy(deps, ref, policy, labels.caseId, requested);
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
@@ -199,6 +211,7 @@ export class CallFlow {
     const call = openUpstreamCall(deps, {
       ref,
       surface,
+      caller,
       request,
       client,
       url,
@@ -297,6 +310,8 @@ export class CallFlow {
     }
     const scope: AttemptScope = { deps, input, endpoint, policy, headers: this.#headers, call, turn };
     const { parsed, entry } = read;
+    // The model the call reaches, a session's included: the client's, or the one its session holds.
+    checkModelAllowed(input.caller?.key, parsed.call.model);
     const first = await prepareAttempt(scope, parsed, schema, entry);
     if (first.facts !== undefined) recorder.noteAttempt(first.facts);
     if (first.attempt === undefined) throw first.error;
@@ -339,9 +354,12 @@ export class CallFlow {
   async #send(measured: Measured): Promise<Sent> {
     const { scope, first, parsed, schema, entry } = measured;
     const recorder = this.#recorder;
-    let outcome: Outcome = await sendAttempt(scope, first, fallbackPossible(scope, entry));
+    const key = scope.input.caller?.key;
+    // A fallback the key may not reach is never tried.
+    const mayFallBack = fallbackPossible(scope, entry) && mayReach(key, entry?.fallback);
+    let outcome: Outcome = await sendAttempt(scope, first, mayFallBack);
     let answered = first;
-    const fallback = outcome.kind === "failed" ? fallbackOf(scope, first, outcome.error) : undefined;
+    const fallback = outcome.kind === "failed" && mayFallBack ? fallbackOf(scope, first, outcome.error) : undefined;
     if (fallback !== undefined) {
       recorder.noteFallbackAttempt(attemptRecord(first, outcome));
       const second = await prepareAttempt(scope, parsed, schema, fallback);

@@ -2,6 +2,7 @@ import type { Deps } from "../deps.js";
 import { timedOutStageOf } from "../errors/classify.js";
 import type { GatewayError, UpstreamErrorRecord } from "../errors/gateway-error.js";
 import type { PromptSize } from "../errors/prompt-size.js";
+import type { NamedKey } from "../keys/named-key.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { CallAttempt, CallDecision, CallRecord } from "../record/call-record.js";
 import { errorClassOf, type InternalStage } from "../record/internal-error-line.js";
@@ -82,6 +83,11 @@ export class Recorder implements CallRecorder {
     this.#record.case = caseId;
     this.#record.call_label = callLabel;
     this.#record.job = job;
+  }
+
+  /** The named key the call presented, if any. */
+  noteKey(key: NamedKey | undefined): void {
+    if (key !== undefined) this.#record.key = { id: key.id, name: key.name, team: key.team ?? null };
   }
 
   /** The call label that applies: a session's, where a turn continues one. */

@@ -7,7 +7,6 @@ import { type LogicalCall, textString } from "../logical-call.js";
 import { type AnsweredTurn, keepTurn } from "../sessions/session-turn.js";
 import type { CachedPrefixStore, ResponseHistoryStore, SecretStore, SessionStore } from "../store/store.js";
 import type { PrefixEffect, PrefixEffectReader } from "../surfaces/surface.js";
-import { principalOfCall } from "./cached-prefix-owner.js";
 import type { CallRecorder } from "./call-recorder.js";
 import type { UpstreamCall } from "./upstream-call.js";
 
@@ -66,7 +65,7 @@ async function rememberPrefix(
       const { call, size } = measured;
       return deps.store.putCachedPrefix({
         name: effect.name,
-        principal: await principalOfCall(deps, measured.upstream),
+        principal: measured.upstream.caller.principal,
         chars: size.total_chars,
         schemaHashes: await schemaHashes(call),
         expiresAt: effect.expiresAt,

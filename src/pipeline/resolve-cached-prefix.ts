@@ -6,7 +6,7 @@ import { sha256Hex } from "../json/sha256-hex.js";
 import type { LogicalCall } from "../logical-call.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import { type CachedPrefix, noCachedPrefix } from "../window/prompt-size.js";
-import { gatewayGuardsPrefixes, ownCachedPrefix, principalOfCall } from "./cached-prefix-owner.js";
+import { gatewayGuardsPrefixes, ownCachedPrefix } from "./cached-prefix-owner.js";
 import { isSuccess } from "./relay-response.js";
 import { sendUpstream } from "./send-upstream.js";
 import type { UpstreamCall } from "./upstream-call.js";
@@ -72,7 +72,7 @@ async function ownResponseHistory(deps: Deps, call: UpstreamCall, id: string, no
   const record = await deps.store.getResponseHistory(id, now);
   if (record?.session === undefined) return record;
   const session = await deps.store.getSession(record.session);
-  return session !== undefined && session.principal === (await principalOfCall(deps, call)) ? record : undefined;
+  return session !== undefined && session.principal === call.caller.principal ? record : undefined;
 }
 
 async function providerTokenCount(

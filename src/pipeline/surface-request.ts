@@ -2,6 +2,7 @@ import type { GatewayError } from "../errors/gateway-error.js";
 import type { AbortNotice } from "../http/abort-notice.js";
 import type { BodyReader } from "../http/read-body.js";
 import type { Surface } from "../surfaces/surface.js";
+import type { Caller } from "./caller.js";
 
 /** One request on a surface, from the route to the client's response. */
 export interface SurfaceRequest {
@@ -20,6 +21,8 @@ export interface SurfaceRequest {
   ref: string;
   /** Why the request path is no route of the surface, if it is not (answered after the key check). */
   refusal?: GatewayError;
+  /** Who the request is: set once its key is checked, before anything else of it is read (see `CallFlow`). */
+  caller?: Caller;
   /** The answer job this call runs, when it is a job's run. */
   job?: string;
 }

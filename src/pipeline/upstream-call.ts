@@ -1,9 +1,15 @@
 import { type Config, type UpstreamConfig, upstreamOf } from "../config.js";
 import type { Deps } from "../deps.js";
 import type { AbortNotice } from "../http/abort-notice.js";
-import { noCredential, routedCredential, type UpstreamCredential } from "../routing/upstream-credential.js";
+import {
+  keyCredentialOf,
+  noCredential,
+  routedCredential,
+  type UpstreamCredential,
+} from "../routing/upstream-credential.js";
 import type { Surface } from "../surfaces/surface.js";
 import { presentedCredentials } from "./authorize-call.js";
+import type { Caller } from "./caller.js";
 import type { Deadline } from "./deadline.js";
 
 /** How one call reaches its provider: where, with which credential, until when, and what to keep secret. */
@@ -12,6 +18,8 @@ export interface UpstreamCall {
   ref: string;
   /** The client's surface: its stream's protocol and its native errors. */
   surface: Surface;
+  /** Who the call is: whose cached prefixes it may name, and the credentials its key names. */
+  caller: Caller;
   /**
    * The surface whose provider the call reaches: the client's own, or for a translated call the provider a routed
    * model goes to (its upstream, credential header, error classification and relayed headers).
@@ -52,6 +60,7 @@ export interface UpstreamCallStart {
   traceparent?: string | undefined;
   ref: string;
   surface: Surface;
+  caller: Caller;
   request: Request;
   client: AbortNotice;
   url: URL;
@@ -67,6 +76,7 @@ export function openUpstreamCall(deps: Deps, start: UpstreamCallStart): Upstream
   return {
     ref: start.ref,
     surface: start.surface,
+    caller: start.caller,
     request: start.request,
     client: start.client,
     url: start.url,
@@ -96,7 +106,7 @@ export function routedUpstreamCall(deps: Deps, call: UpstreamCall, provider: Sur
     }
     return call.streamed === streamed ? call : { ...call, streamed };
   }
-  const credential = routedCredential(deps.config, provider);
+  const credential = routedCredential(deps.config, provider, keyCredentialOf(deps, call.caller.key, provider.name));
   const upstream = upstreamOf(deps.config, provider.name);
   return { ...call, provider, translated: true, streamed, credential, upstream };
 }

@@ -39,6 +39,11 @@ export interface PolicyReloadOptions {
   defaultPolicy: string;
   /** Stores the new versions and brings stored earlier ones into the registry (`syncPolicyVersions`). */
   keep: (registry: WritablePolicyRegistry) => Promise<void>;
+  /**
+   * What is reloaded with the policies (Node: the folder's `keys.toml`), read against the new policy names: a
+   * `PolicyFileError` refuses the reload as a policy file's problem does; else `apply` runs as the new set takes over.
+   */
+  alongside?: (policyNames: readonly string[]) => Promise<() => void>;
 }
 
 /**
@@ -83,9 +88,17 @@ async function reloadOnce(options: PolicyReloadOptions): Promise<PolicyReload> {
     ]);
   }
   const current = fresh.list();
+  let apply: (() => void) | undefined;
+  try {
+    apply = await options.alongside?.([...new Set(current.map((version) => version.policy.name))]);
+  } catch (error) {
+    if (!PolicyFileError.isInstance(error)) throw error;
+    return refused([problemOf(error)]);
+  }
   const next = createPolicyRegistry(current, options.policies.list());
   await options.keep(next);
   options.policies.replace(next, current);
+  apply?.();
   return { reloaded: true, policies: current.map((version) => version.ref), changes: changesBetween(running, current) };
 }
 

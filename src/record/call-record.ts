@@ -24,6 +24,13 @@ export interface CallAttempt {
   tried: boolean;
 }
 
+/** The named key of a call, as its record keeps it: never its secret. */
+export interface CallKey {
+  id: string;
+  name: string;
+  team: string | null;
+}
+
 /** One call as the gateway records it, append-only (contract section 7). Never holds prompt text or keys. */
 export interface CallRecord {
   ref: string;
@@ -33,6 +40,8 @@ export interface CallRecord {
   policy: string | undefined;
   case: string | undefined;
   call_label: string | undefined;
+  /** The named key the call presented (`name` and `team` as they were then); absent for an unnamed key or none. */
+  key?: CallKey | undefined;
   surface: string;
   /** `simulated`, or the upstream's origin. */
   provider: string;

@@ -40,6 +40,8 @@ export interface RoutingContext {
   policy: Policy;
   /** The time the call arrived, in milliseconds: a translated answer's `created`. */
   now: number;
+  /** The server-held credential the caller's named key names for a provider, if it names one (`keyCredentialOf`). */
+  keyCredential: (provider: string) => string | undefined;
 }
 
 /**
@@ -69,7 +71,7 @@ export function routeCall(
     return { entry, reasoning, provider, target, translation: undefined };
   }
   // Only the provider's own server-held key goes there: refused here, before the checks, when it has none.
-  routedCredential(context.config, provider);
+  routedCredential(context.config, provider, context.keyCredential(provider.name));
   const translation = translateCall(path, body, provider, {
     upstreamModel: entry.upstreamModel,
     publicModel: entry.name,

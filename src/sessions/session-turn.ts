@@ -4,9 +4,7 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import type { AbortNotice } from "../http/abort-notice.js";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { JsonObject } from "../json/json-object.js";
-import { presentedCredentials } from "../pipeline/authorize-call.js";
 import type { Recorder } from "../pipeline/call-recorder.js";
-import { principalOf } from "../pipeline/principal.js";
 import type { SurfaceRequest } from "../pipeline/surface-request.js";
 import { deadlineSecondsOf, type PolicyVersion, sessionLimitsOf } from "../policy/policy.js";
 import type {
@@ -21,10 +19,10 @@ import type { SessionRoute } from "../surfaces/surface.js";
 /** What sessions use of the gateway: the store's sessions, response histories and secret. */
 type SessionDeps = DepsOf<SessionStore & ResponseHistoryStore & SecretStore>;
 
-/** The principal of a request: the keyed hash of the first credential it presents. */
-export function callerOf(deps: DepsOf<SecretStore>, input: SurfaceRequest): Promise<string> {
-  const credential = presentedCredentials(input.surface, input.request.headers, new URL(input.request.url))[0];
-  return principalOf(deps.store, credential);
+/** The principal of a request whose key was checked (`SurfaceRequest.caller`). */
+export function callerOf(input: SurfaceRequest): string {
+  if (input.caller === undefined) throw new Error("A request's principal was asked for before its key was checked.");
+  return input.caller.principal;
 }
 
 /**
@@ -36,8 +34,7 @@ export function callerOf(deps: DepsOf<SecretStore>, input: SurfaceRequest): Prom
 export async function ownStoredResponse(deps: SessionDeps, input: SurfaceRequest, id: string): Promise<void> {
   const history = await deps.store.getResponseHistory(id, deps.now().getTime());
   const session = history?.session === undefined ? undefined : await deps.store.getSession(history.session);
-  const mine =
-    session === undefined ? deps.config.gatewayKeys.length === 0 : session.principal === (await callerOf(deps, input));
+  const mine = session === undefined ? !deps.config.gatewayKeyMode : session.principal === callerOf(input);
   if (!mine) throw new GatewayError("NOT_FOUND", 404, `No response found with id '${shownId(id)}'.`);
 }
 
@@ -115,7 +112,7 @@ export async function openSessionTurn(
       "conversation",
     );
   }
-  const principal = await callerOf(deps, input);
+  const principal = callerOf(input);
   const requested: SessionSettings = {
     model: typeof body.model === "string" ? body.model : undefined,
     reasoning: context.requestedReasoning,

@@ -18,7 +18,7 @@ import { callerOf, jsonBodyOf, pageCharsOf } from "./request-parts.js";
  * (`PUT`/`DELETE sources/{id}`), within the quotas of `keptQuota`. Added to the window's app, after its key check.
  */
 export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
-  const quota = keptQuota(deps.store, deps.config.gatewayKeys.length === 0);
+  const quota = keptQuota(deps.store, !deps.config.gatewayKeyMode);
 
   // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.
   window.put("/evidence/:id", async (c) => {

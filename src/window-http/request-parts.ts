@@ -5,7 +5,8 @@ import { bearerToken } from "../http/keys.js";
 import { bodyReaderOf, parseJsonBody } from "../http/read-body.js";
 import type { RouteEnv } from "../http/route-env.js";
 import type { JsonObject } from "../json/json-object.js";
-import { principalOf } from "../pipeline/principal.js";
+import { authenticationRequired } from "../pipeline/authorize-call.js";
+import { identifyCaller } from "../pipeline/caller.js";
 import { isPageSize, maxPageChars, minPageChars } from "../window/fragment.js";
 
 /** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */
@@ -21,7 +22,12 @@ export function pageCharsOf(value: unknown): number {
   return value;
 }
 
-/** The principal of a toolkit request: the keyed hash of its bearer key (none is one principal too). */
-export function callerOf(deps: Deps, request: Request): Promise<string> {
-  return principalOf(deps.store, bearerToken(request.headers.get("authorization")));
+/**
+ * The principal of a toolkit request, from its bearer key as on the APIs (see `identifyCaller`): a named key's id,
+ * else the keyed hash of the key (none is one principal too in pass-through). 401 for a key that opens nothing.
+ */
+export async function callerOf(deps: Deps, request: Request): Promise<string> {
+  const caller = await identifyCaller(deps, bearerToken(request.headers.get("authorization")));
+  if (caller === undefined) throw authenticationRequired();
+  return caller.principal;
 }

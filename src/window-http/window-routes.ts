@@ -5,7 +5,8 @@ import { renderPlainError } from "../errors/render-plain-error.js";
 import { bearerToken } from "../http/keys.js";
 import type { RouteEnv } from "../http/route-env.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
-import { isGatewayKey } from "../pipeline/authorize-call.js";
+import { authenticationRequired } from "../pipeline/authorize-call.js";
+import { identifyCaller } from "../pipeline/caller.js";
 import { codePoints } from "../window/code-points.js";
 import { buildContext, type Chunk, type ContextOptions, contextRequestLimits } from "../window/context-builder.js";
 import {
@@ -27,11 +28,8 @@ import { jsonBodyOf, pageCharsOf } from "./request-parts.js";
 export function windowRoutes(deps: Deps): Hono<RouteEnv> {
   const window = new Hono<RouteEnv>();
   window.use(async function requireGatewayKey(c, next) {
-    if (!(await isGatewayKey(deps.config, bearerToken(c.req.header("authorization") ?? null)))) {
-      return renderPlainError(
-        new GatewayError("authentication", 401, "A valid gateway key is required."),
-        c.get("ref"),
-      );
+    if ((await identifyCaller(deps, bearerToken(c.req.header("authorization") ?? null))) === undefined) {
+      return renderPlainError(authenticationRequired(), c.get("ref"));
     }
     await next();
   });

@@ -6,6 +6,7 @@ import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { JsonScanner } from "../../src/json/json-scanner.js";
 import type { FileKey } from "../../src/keys/named-key.js";
+import { createKeyRing } from "../../src/pipeline/key-ring.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
 import { policies as bundledPolicies, modelTable } from "../../src/runtime/workers/generated/assets.js";
@@ -63,10 +64,10 @@ async function keyApp(environment: Record<string, string>): Promise<ReturnType<t
     now: () => new Date(clock),
   };
   const runtime = {
-    keyRing: { required: true, fileKeys: () => [fileKey] },
+    keyRing: createKeyRing({ store, fileKeys: [fileKey] }),
     secretNamed: (variable: string) => secrets[variable],
   };
-  return createApp({ ...base, ...runtime } as Deps);
+  return createApp({ ...base, ...runtime });
 }
 
 beforeEach(async () => {

@@ -65,7 +65,7 @@ describe("the open-relay rule at start-up", () => {
   it("refuses to listen beyond loopback in pass-through mode while a server-held key is set, naming the fix", () => {
     const refusal = openRelayRefusal(readConfig(beyond));
     expect(refusal?.message).toBe(
-      "HOST=0.0.0.0 listens beyond loopback in pass-through mode while GEMINI_API_KEY is set, so anyone reaching it could call with that key: set PROMPTGATE_KEYS to gateway keys, HOST=127.0.0.1, or PROMPTGATE_OPEN_RELAY=true to allow it.",
+      "HOST=0.0.0.0 listens beyond loopback in pass-through mode while GEMINI_API_KEY is set, so anyone reaching it could call with that key: make gateway keys (PROMPTGATE_KEYS, or named keys with PROMPTGATE_KEY_MODE=keys), set HOST=127.0.0.1, or PROMPTGATE_OPEN_RELAY=true to allow it.",
     );
   });
 

@@ -4,6 +4,7 @@ import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { JsonScanner } from "../../src/json/json-scanner.js";
+import { createKeyRing } from "../../src/pipeline/key-ring.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
 import { modelTableOf } from "../../src/routing/model-table.js";
@@ -95,6 +96,7 @@ describe("a transport that never gets a connection open", () => {
     const connecting: Transport = (request) =>
       new Promise((_, reject) => request.signal?.addEventListener("abort", () => reject(request.signal?.reason)));
     const records: CallRecord[] = [];
+    const store = memoryStore();
     const deps: Deps = {
       config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...timeouts }),
       policies: await identifyPolicies(bundledPolicies),
@@ -104,7 +106,9 @@ describe("a transport that never gets a connection open", () => {
       jsonScanner: new JsonScanner(),
       schemas: new Map(),
       schemaValidators: testSchemaValidators,
-      store: memoryStore(),
+      store,
+      keyRing: createKeyRing({ store, fileKeys: [] }),
+      secretNamed: () => undefined,
       recordCall: async (record) => void records.push(record),
       newRef,
       now: () => new Date(),

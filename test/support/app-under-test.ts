@@ -3,6 +3,8 @@ import { readConfig } from "../../src/config.js";
 import type { Deps } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { JsonScanner } from "../../src/json/json-scanner.js";
+import type { FileKey } from "../../src/keys/named-key.js";
+import { createKeyRing, withStartUpKeyMode } from "../../src/pipeline/key-ring.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { WritablePolicyRegistry } from "../../src/policy/policy-registry.js";
 import type { CallRecord } from "../../src/record/call-record.js";
@@ -26,11 +28,19 @@ export async function appUnderTest(
   environment: Record<string, string> = {},
   store: Store = memoryStore(),
   upstream: FetchFunction = createSimulatedProvider().fetch,
-  options: { keepRecords?: boolean; policies?: WritablePolicyRegistry; schemas?: ReadonlyMap<string, unknown> } = {},
+  options: {
+    keepRecords?: boolean;
+    policies?: WritablePolicyRegistry;
+    schemas?: ReadonlyMap<string, unknown>;
+    /** The keys of a `keys.toml`. */
+    fileKeys?: readonly FileKey[];
+  } = {},
 ) {
   const records: CallRecord[] = [];
+  const fileKeys = options.fileKeys ?? [];
+  const configured = readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment });
   const deps: Deps = {
-    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
+    config: await withStartUpKeyMode(configured, store, fileKeys),
     policies: options.policies ?? (await identifyPolicies(bundledPolicies)),
     models: modelTableOf(modelTable, surfaces),
     surfaces,
@@ -39,6 +49,8 @@ export async function appUnderTest(
     schemas: options.schemas ?? new Map(),
     schemaValidators: testSchemaValidators,
     store,
+    keyRing: createKeyRing({ store, fileKeys }),
+    secretNamed: (variable) => environment[variable],
     recordCall: async (record) => {
       records.push(record);
       if (options.keepRecords) await store.appendCall(record);

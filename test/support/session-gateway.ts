@@ -8,6 +8,7 @@ import { readConfig } from "../../src/config.js";
 import type { Deps, JobHost } from "../../src/deps.js";
 import { newRef } from "../../src/errors/ref.js";
 import { JsonScanner } from "../../src/json/json-scanner.js";
+import { createKeyRing } from "../../src/pipeline/key-ring.js";
 import { identifyPolicies } from "../../src/policy/identify-policy.js";
 import type { Policy } from "../../src/policy/policy.js";
 import type { CallRecord } from "../../src/record/call-record.js";
@@ -138,6 +139,8 @@ export async function gatewayOn(
     schemas: new Map(),
     schemaValidators: testSchemaValidators,
     store,
+    keyRing: createKeyRing({ store, fileKeys: [] }),
+    secretNamed: (variable) => environment[variable],
     recordCall: async (record) => void records.push(record),
     newRef,
     now: () => new Date(clock.now),

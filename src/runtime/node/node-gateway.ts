@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import { join } from "node:path";
@@ -11,9 +12,12 @@ import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { stopJobs } from "../../jobs/answer-jobs.js";
 import { JsonScanner } from "../../json/json-scanner.js";
+import { keyFileName } from "../../keys/key-file.js";
+import { createKeyRing, withStartUpKeyMode } from "../../pipeline/key-ring.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
-import { loadPolicies, type PolicyFile } from "../../policy/load-policies.js";
+import { loadPolicies, type PolicyFile, PolicyFileError } from "../../policy/load-policies.js";
+import type { PolicyRegistry } from "../../policy/policy-registry.js";
 import type { PolicyReload } from "../../policy/reload-policies.js";
 import { reloadablePolicies } from "../../policy/reloadable-policies.js";
 import { type ModelTable, modelTableFile, modelTableOf } from "../../routing/model-table.js";
@@ -27,6 +31,7 @@ import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.j
 import { callLogger, nodeLogger } from "./call-logger.js";
 import { clientEnv } from "./client-env.js";
 import { warnAboutConnections } from "./connection-warnings.js";
+import { readKeyFile } from "./key-file.js";
 import { listen } from "./listen.js";
 import { openRelayRefusal } from "./open-relay.js";
 import { databaseRefusal, isSqliteFailure, openStore } from "./open-store.js";
@@ -44,12 +49,38 @@ import { undiciTransport } from "./undici-transport.js";
 
 type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Reads every `*.toml` of the policy folder but the model table. */
+/** Reads every `*.toml` of the policy folder but the model table and the key file. */
 export async function readPolicyFiles(directory: string): Promise<PolicyFile[]> {
-  const names = (await readdir(directory)).filter((name) => name.endsWith(".toml") && name !== modelTableFile).sort();
+  const names = (await readdir(directory))
+    .filter((name) => name.endsWith(".toml") && name !== modelTableFile && name !== keyFileName)
+    .sort();
   return Promise.all(
     names.map(async (name) => ({ path: join(directory, name), text: await readFile(join(directory, name), "utf8") })),
   );
+}
+
+/**
+ * The open-relay refusal (`openRelayRefusal`) a start would meet, read before anything starts (a cluster's primary
+ * asks before it forks): named keys in the store or a `keys.toml` in the policy folder turn gateway-key mode on.
+ */
+export async function startUpRelayRefusal(environment: Environment): Promise<ConfigError | undefined> {
+  const config = readConfig(environment);
+  const refusal = openRelayRefusal(config);
+  if (refusal === undefined || existsSync(join(config.policiesDir, keyFileName))) return undefined;
+  const store = await openStore(startUpRefusal(environment).database(config.db), {
+    poolSize: 1,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  });
+  try {
+    return (await store.listKeys()).length > 0 ? undefined : refusal;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The current policy names of a registry. */
+function policyNamesOf(policies: PolicyRegistry): string[] {
+  return [...new Set(policies.list().map((version) => version.policy.name))];
 }
 
 /** The model table of the policy folder (`models.toml`), or the shipped default where the folder has none. */
@@ -104,17 +135,23 @@ type NodeDeps = Deps & {
 
 /** The Node dependencies, with every call record written tracked in `work`. */
 async function nodeDeps(environment: Environment, options: NodeGatewayOptions, work: PendingWork): Promise<NodeDeps> {
-  const config = readConfig(environment);
+  const configured = readConfig(environment);
   const policySchema = JSON.parse(await readFile(policySchemaPath, "utf8"));
   const refusal = startUpRefusal(environment);
-  const policyFiles = await readPolicyFiles(config.policiesDir).catch(refusal.folder("policies", config.policiesDir));
+  const policiesDir = configured.policiesDir;
+  const policyFiles = await readPolicyFiles(policiesDir).catch(refusal.folder("policies", policiesDir));
   const policies = await loadPolicies(policyFiles, policySchema);
-  const models = await readModelTable(config.policiesDir);
+  const models = await readModelTable(policiesDir);
   try {
-    policies.resolve(config.defaultPolicy);
+    policies.resolve(configured.defaultPolicy);
   } catch {
-    throw refusal.defaultPolicy(config, policies.list());
+    throw refusal.defaultPolicy(configured, policies.list());
   }
+  // A key file that is not valid refuses the start as a policy file does, naming the file, field and reason.
+  const fileKeys = await readKeyFile(policiesDir, policyNamesOf(policies), environment).catch((error: unknown) => {
+    if (PolicyFileError.isInstance(error)) throw error;
+    return refusal.folder("policies", policiesDir)(error);
+  });
   // Response schemas compile in a worker thread, so that a large new one does not stall other calls.
   const schemaValidators = createSchemaValidators({
     compiling: ajvSchemaCompiling(),
@@ -122,16 +159,18 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   });
   const simulated = createSimulatedProvider();
   const transport = routeByOrigin(simulatedOrigin, fetchTransport(simulated.fetch), undiciTransport());
-  const schemas = await readNamedSchemas(config.schemasDir).catch(refusal.folder("schemas", config.schemasDir));
+  const schemas = await readNamedSchemas(configured.schemasDir).catch(refusal.folder("schemas", configured.schemasDir));
   // Held so that a reload (SIGHUP, the admin route) swaps the registry every call reads through.
   const held = reloadablePolicies(policies);
-  const database = refusal.database(config.db);
+  const database = refusal.database(configured.db);
   const store = await openStore(database, {
-    poolSize: config.dbPoolSize,
-    statementTimeoutMs: config.dbStatementTimeoutMs,
+    poolSize: configured.dbPoolSize,
+    statementTimeoutMs: configured.dbStatementTimeoutMs,
   });
+  let config: Config;
   try {
     await syncPolicyVersions(store, policies);
+    config = await withStartUpKeyMode(configured, store, fileKeys);
   } catch (error) {
     await store.close();
     // A database opened but refusing its first write: read-only, full, locked by another process.
@@ -144,6 +183,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   const log = callLogger(logger);
   const unstored = (ref: string, error: unknown) =>
     logInternalError({ log }, ref, error, "record", configSecrets(config));
+  const keyRing = createKeyRing({ store, fileKeys });
   const reloadPolicies = nodePolicyReload({
     config,
     policies: held,
@@ -151,6 +191,10 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     schemaNames,
     readFiles: () => readPolicyFiles(config.policiesDir),
     keep: (registry) => syncPolicyVersions(store, registry),
+    alongside: async (policyNames) => {
+      const keys = await readKeyFile(config.policiesDir, policyNames, environment);
+      return () => keyRing.replaceFileKeys(keys);
+    },
     logger,
   });
   const deps: NodeDeps = {
@@ -165,6 +209,8 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     schemas,
     schemaValidators,
     store,
+    keyRing,
+    secretNamed: (variable) => environment[variable],
     recordCall: (record) => work.track(store.appendCall(record).catch((error) => unstored(record.ref, error))),
     log,
     afterAnswer: atTurnEnd,
@@ -239,11 +285,15 @@ export async function startNodeGateway(
   environment: Environment,
   options: NodeGatewayOptions = {},
 ): Promise<NodeGateway> {
-  const relay = openRelayRefusal(readConfig(environment));
-  if (relay !== undefined) throw relay;
   const work = pendingWork();
   const deps = await nodeDeps(environment, options, work);
   const { config } = deps;
+  // After the store is open: named keys there or in keys.toml turn gateway-key mode on.
+  const relay = openRelayRefusal(config);
+  if (relay !== undefined) {
+    await deps.store.close();
+    throw relay;
+  }
   const app = createApp(deps, { draining: () => drain.draining, metricsRoute: config.metricsPort === undefined });
   // An http.Server: no http2 or https `createServer` is passed.
   const server = createAdaptorServer({

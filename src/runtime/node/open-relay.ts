@@ -15,7 +15,7 @@ export function isLoopback(host: string): boolean {
  * section 11): anyone who reached the port could spend that key. Undefined when the start may go on.
  */
 export function openRelayRefusal(config: Config): ConfigError | undefined {
-  if (config.gatewayKeys.length > 0 || config.openRelay || isLoopback(config.host)) return undefined;
+  if (config.gatewayKeyMode || config.openRelay || isLoopback(config.host)) return undefined;
   const keys = surfaces
     .filter((surface) => {
       const upstream = upstreamOf(config, surface.name);
@@ -24,6 +24,6 @@ export function openRelayRefusal(config: Config): ConfigError | undefined {
     .map((surface) => surface.upstream.keyVariable);
   if (keys.length === 0) return undefined;
   return new ConfigError(
-    `HOST=${config.host} listens beyond loopback in pass-through mode while ${keys.join(", ")} ${keys.length === 1 ? "is" : "are"} set, so anyone reaching it could call with that key: set PROMPTGATE_KEYS to gateway keys, HOST=127.0.0.1, or PROMPTGATE_OPEN_RELAY=true to allow it.`,
+    `HOST=${config.host} listens beyond loopback in pass-through mode while ${keys.join(", ")} ${keys.length === 1 ? "is" : "are"} set, so anyone reaching it could call with that key: make gateway keys (PROMPTGATE_KEYS, or named keys with PROMPTGATE_KEY_MODE=keys), set HOST=127.0.0.1, or PROMPTGATE_OPEN_RELAY=true to allow it.`,
   );
 }

@@ -7,7 +7,7 @@ import type { PolicyFile } from "../../policy/load-policies.js";
 import type { PolicyVersion } from "../../policy/policy.js";
 import { PolicyFileError } from "../../policy/policy-file-error.js";
 import type { WritablePolicyRegistry } from "../../policy/policy-registry.js";
-import { type PolicyReload, policyReloader } from "../../policy/reload-policies.js";
+import { type PolicyReload, type PolicyReloadOptions, policyReloader } from "../../policy/reload-policies.js";
 import type { ReloadablePolicies } from "../../policy/reloadable-policies.js";
 
 /** What reloads the Node gateway's policies, and where it says how a reload went. */
@@ -21,6 +21,8 @@ export interface NodePolicyReloadOptions {
   readFiles: () => Promise<PolicyFile[]>;
   /** Stores the new versions and brings stored earlier ones into the registry (`syncPolicyVersions`). */
   keep: (registry: WritablePolicyRegistry) => Promise<void>;
+  /** What is reloaded with the policies (the folder's `keys.toml`), see `PolicyReloadOptions.alongside`. */
+  alongside?: PolicyReloadOptions["alongside"];
   /** The gateway's Node logger (`nodeLogger`): a reload's lines go where its other lines go, in its format. */
   logger: Logger;
 }
@@ -39,6 +41,7 @@ export function nodePolicyReload(options: NodePolicyReloadOptions): (trigger: st
     policySchema: options.policySchema,
     defaultPolicy: options.config.defaultPolicy,
     keep: options.keep,
+    alongside: options.alongside,
   });
   return async (trigger) => {
     const running = options.policies.current().map((version) => version.ref);

@@ -53,7 +53,7 @@ export function startupLine({ url, version, config, folders, policies }: Startup
     schemas_from: folders.schemas.source,
     policies: policies.map((version) => version.ref),
     default_policy: config.defaultPolicy,
-    auth: config.gatewayKeys.length > 0 ? "gateway keys" : "pass-through",
+    auth: config.gatewayKeyMode ? "gateway keys" : "pass-through",
     admin_routes: config.adminKey === undefined ? "off" : "on",
     upstreams: Object.fromEntries(
       Object.entries(config.upstreams).map(([name, upstream]) => [name, upstreamShown(upstream)]),

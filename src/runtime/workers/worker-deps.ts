@@ -2,6 +2,8 @@ import { type Config, ConfigError, readConfig } from "../../config.js";
 import type { Deps } from "../../deps.js";
 import { newRef } from "../../errors/ref.js";
 import { JsonScanner } from "../../json/json-scanner.js";
+import { parseKeyFile } from "../../keys/key-file.js";
+import { createKeyRing, withStartUpKeyMode } from "../../pipeline/key-ring.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
 import { modelTableOf } from "../../routing/model-table.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
@@ -12,7 +14,7 @@ import { fetchTransport, routeByOrigin } from "../../transport/fetch-transport.j
 import { bundledNamedSchemas, bundledValidators } from "./bundled-schemas.js";
 import { consoleCallLog } from "./console-call-log.js";
 import { d1Store } from "./d1-store.js";
-import { policies as bundledPolicies, migrations, modelTable } from "./generated/assets.js";
+import { policies as bundledPolicies, keyFile, migrations, modelTable } from "./generated/assets.js";
 
 /**
  * The bound of an isolate's validator caches: an isolate has 128 MB in all. Interpreted validators hold ~24 bytes per
@@ -63,8 +65,17 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
   );
   const store = d1Store(env.DB, migrations);
   await syncPolicyVersions(store, policies);
+  const variables = variablesOf(env);
+  const fileKeys =
+    keyFile === undefined
+      ? []
+      : await parseKeyFile(keyFile.path, keyFile.text, {
+          policyNames: [...new Set(policies.list().map((version) => version.policy.name))],
+          providerNames: surfaces.map((surface) => surface.name),
+          credentialSet: (variable) => (variables[variable] ?? "") !== "",
+        });
   return {
-    config,
+    config: await withStartUpKeyMode(config, store, fileKeys),
     policies,
     models: modelTableOf(modelTable, surfaces),
     surfaces,
@@ -73,6 +84,8 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     schemas: bundledNamedSchemas(),
     schemaValidators: createSchemaValidators({ precompiled: bundledValidators(), maxBytes: workerValidatorBytes }),
     store,
+    keyRing: createKeyRing({ store, fileKeys }),
+    secretNamed: (variable) => variables[variable],
     newRef,
     now: () => new Date(),
     log: consoleCallLog(config.logLevel),

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import {
   createKey,
   getKey,
@@ -11,12 +11,13 @@ import {
 } from "../../../admin/key-admin.js";
 import { ConfigError, readConfig } from "../../../config.js";
 import { sha256Hex } from "../../../json/sha256-hex.js";
-import { keyFileName, parseKeyFile } from "../../../keys/key-file.js";
+import { keyFileName } from "../../../keys/key-file.js";
 import type { FileKey } from "../../../keys/named-key.js";
 import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
 import type { Store } from "../../../store/store.js";
 import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { chooseConfigFolders } from "../config-folders.js";
+import { readKeyFile } from "../key-file.js";
 import { readPolicyFiles } from "../node-gateway.js";
 import { openStore } from "../open-store.js";
 import { policySchemaPath } from "../package-paths.js";
@@ -222,25 +223,14 @@ async function readPolicyFolder(
   } catch (error) {
     throw new UsageError(`Cannot read the policy folder ${policiesDir}${reasonOf(error)}.`);
   }
-  const policies = await loadPolicies(
-    files.filter((file) => basename(file.path) !== keyFileName),
-    policySchema,
-  );
+  const policies = await loadPolicies(files, policySchema);
   const policyNames = [...new Set(policies.list().map((version) => version.policy.name))];
-  const path = join(policiesDir, keyFileName);
-  let text: string;
   try {
-    text = await readFile(path, "utf8");
+    return { policyNames, fileKeys: await readKeyFile(policiesDir, policyNames, environment) };
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { policyNames, fileKeys: [] };
-    throw new UsageError(`Cannot read ${path}${reasonOf(error)}.`);
+    if (PolicyFileError.isInstance(error)) throw error;
+    throw new UsageError(`Cannot read ${join(policiesDir, keyFileName)}${reasonOf(error)}.`);
   }
-  const context = {
-    policyNames,
-    providerNames: surfaceNames,
-    credentialSet: (variable: string) => Boolean(environment[variable]),
-  };
-  return { policyNames, fileKeys: await parseKeyFile(path, text, context) };
 }
 
 /** Reads the process's stdin to its end as UTF-8. */

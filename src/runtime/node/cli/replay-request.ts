@@ -96,7 +96,8 @@ export function replayRequest(stored: StoredRequest | StoredProblem, context: Re
       report.cache_prefix_unmeasured = true;
     }
     const entry = parsed.call.model === undefined ? undefined : context.models.resolve(parsed.call.model);
-    const routing = { ...context, surfaces, policy: context.policy.policy, now: 0 };
+    // A replay runs as no key: routing refuses only what the gateway's own configuration would.
+    const routing = { ...context, surfaces, policy: context.policy.policy, now: 0, keyCredential: () => undefined };
     const route = routeCall(routing, surface, endpoint, stored.route, parsed.body, entry);
     if (route.provider !== surface) report.routed_to = route.provider.name;
     const prefix = cachedPrefix(stored);

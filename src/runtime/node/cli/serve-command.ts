@@ -3,8 +3,7 @@ import { readConfig } from "../../../config.js";
 import type { PolicyRegistry } from "../../../policy/policy-registry.js";
 import { runPrimary, workerCountOf } from "../cluster-primary.js";
 import { chooseConfigFolders } from "../config-folders.js";
-import { startNodeGateway } from "../node-gateway.js";
-import { openRelayRefusal } from "../open-relay.js";
+import { startNodeGateway, startUpRelayRefusal } from "../node-gateway.js";
 import { packageVersion } from "../package-paths.js";
 import { startupLine, writeStartupLine } from "../startup-line.js";
 import { stopOnSignals } from "../stop-on-signals.js";
@@ -28,7 +27,7 @@ export async function serveCommand(args: string[], io: CliIo): Promise<ExitCode>
     if (cluster.isPrimary) {
       const config = readConfig(folders.environment);
       // Refused here too, so that a primary does not fork workers that each refuse.
-      const relay = openRelayRefusal(config);
+      const relay = await startUpRelayRefusal(folders.environment);
       if (relay !== undefined) throw relay;
       const count = workerCountOf(config);
       if (count > 1) {

@@ -1,0 +1,38 @@
+import type { Deps } from "../deps.js";
+import { keysEqual } from "../http/keys.js";
+import { sha256Hex } from "../json/sha256-hex.js";
+import { keyWorks, type NamedKey } from "../keys/named-key.js";
+import { principalOf } from "./principal.js";
+
+/** Who a request is, once its key is checked. */
+export interface Caller {
+  /**
+   * Who state is kept for: a named key's id (so that its sessions, jobs and caches survive a rotation), else the keyed
+   * hash of the credential presented (an unnamed gateway key, or in pass-through the client's provider key).
+   */
+  principal: string;
+  /** The named key presented, which decides the policies, models and credentials the call may use. */
+  key: NamedKey | undefined;
+}
+
+/** What telling a caller uses of the gateway. */
+type CallerDeps = Pick<Deps, "config" | "store" | "keyRing" | "now">;
+
+/**
+ * The caller a presented credential (the first a request presents on its surface) is, or undefined when it may not
+ * go on. In pass-through anyone may (the provider judges the client's own key). With gateway keys, an unnamed key
+ * (`PROMPTGATE_KEYS`, compared in constant time against every one) or a named key that is neither revoked nor
+ * expired; any other credential, or none, may not.
+ */
+export async function identifyCaller(deps: CallerDeps, presented: string | undefined): Promise<Caller | undefined> {
+  if (!deps.config.gatewayKeyMode) return { principal: await principalOf(deps.store, presented), key: undefined };
+  if (presented === undefined) return undefined;
+  let unnamed = false;
+  for (const key of deps.config.gatewayKeys) if (await keysEqual(presented, key)) unnamed = true;
+  if (unnamed) return { principal: await principalOf(deps.store, presented), key: undefined };
+  const now = deps.now().getTime();
+  const key = await deps.keyRing.keyOfSecret(await sha256Hex(presented), now);
+  if (key === undefined || !keyWorks(key, now)) return undefined;
+  await deps.keyRing.noteUse(key, now);
+  return { principal: key.id, key };
+}
