@@ -6,8 +6,10 @@ import { bearerToken, keysEqual } from "../http/keys.js";
 import type { RouteEnv } from "../http/route-env.js";
 import type { PolicyReload } from "../policy/reload-policies.js";
 import { callListingQuery } from "./call-listing-query.js";
+import { scopedCase } from "../keys/key-bindings.js";
 import { keyRoutes } from "./key-routes.js";
 import { policyReloadFailed, policyReloadResponse, policyReloadUnavailable } from "./policy-reload-response.js";
+import { usageQuery } from "./usage-query.js";
 
 /**
  * `/promptgate/admin/*`: the call record and the policy reload, behind `PROMPTGATE_ADMIN_KEY` as a bearer key.
@@ -58,6 +60,16 @@ export function adminRoutes(deps: Deps): Hono<RouteEnv> {
     const next = page.more ? (page.calls.at(-1)?.ref ?? null) : null;
     return c.json({ calls: page.calls, next }, 200, { "x-promptgate-ref": c.get("ref") });
   });
+  admin.get("/usage", async (c) => {
+    let query: ReturnType<typeof usageQuery>;
+    try {
+      query = usageQuery(new URL(c.req.url).searchParams, deps.now());
+    } catch (error) {
+      if (!GatewayError.isInstance(error)) throw error;
+      return renderPlainError(error, c.get("ref"));
+    }
+    return c.json({ data: await deps.store.usage(query) }, 200, refHeader(c.get("ref")));
+  });
   admin.post("/policies/reload", async (c) => {
     if (new URL(c.req.url).search !== "") {
       return renderPlainError(invalidRequest("The policy reload takes no query parameters."), c.get("ref"));
@@ -71,13 +83,15 @@ export function adminRoutes(deps: Deps): Hono<RouteEnv> {
     }
     return policyReloadResponse(outcome, c.get("ref"));
   });
-  // A case's frozen policy versions and invalid answers, by policy name; the reset of the invalid-answer cap.
+  // A case's frozen policy versions and invalid answers, by policy name; the reset of the invalid-answer cap. A named
+  // key's cases are its own: `?key=ID` names them.
   admin.get("/cases/:case", async (c) =>
-    c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.get("ref"))),
+    c.json(await caseState(deps, c.req.param("case"), c.req.query("key")), 200, refHeader(c.get("ref"))),
   );
   admin.delete("/cases/:case/invalid-answers", async (c) => {
-    await deps.store.resetInvalidAnswers(c.req.param("case"));
-    return c.json(await caseState(deps, c.req.param("case")), 200, refHeader(c.get("ref")));
+    const key = c.req.query("key");
+    await deps.store.resetInvalidAnswers(scopedCase(key, c.req.param("case")));
+    return c.json(await caseState(deps, c.req.param("case"), key), 200, refHeader(c.get("ref")));
   });
   admin.get("/calls/:ref", async (c) => {
     const call = await deps.store.getCall(c.req.param("ref"));
@@ -95,10 +109,11 @@ function refHeader(ref: string): Record<string, string> {
 }
 
 /** What the store holds of a case: per policy name, the frozen version's sha256 and the invalid answers counted. */
-async function caseState(deps: Deps, caseId: string) {
-  const freezes = await deps.store.listCaseFreezes(caseId);
+async function caseState(deps: Deps, caseId: string, keyId: string | undefined) {
+  const freezes = await deps.store.listCaseFreezes(scopedCase(keyId, caseId));
   return {
     case: caseId,
+    key: keyId ?? null,
     policies: freezes.map((frozen) => ({
       name: frozen.name,
       sha256: frozen.sha256,

@@ -1,4 +1,6 @@
 import { invalidRequest } from "../errors/gateway-error.js";
+import { fileKeyIdPattern } from "../keys/key-file.js";
+import { teamPattern } from "../keys/key-settings.js";
 import type { CallDecision } from "../record/call-record.js";
 import type { CallQuery } from "../store/store.js";
 import { surfaces } from "../surfaces/surfaces.js";
@@ -18,7 +20,7 @@ const decisions: Record<CallDecision, true> = {
   answered: true,
 };
 
-const parameters = ["case", "limit", "before", "after", "decision", "policy", "surface", "error"] as const;
+const parameters = ["case", "limit", "before", "after", "decision", "policy", "surface", "error", "key", "team"] as const;
 type Parameter = (typeof parameters)[number];
 
 // As `x-promptgate-case` (pipeline/call-labels.ts): what a record's case can be.
@@ -65,6 +67,10 @@ export function callListingQuery(search: URLSearchParams): CallQuery {
   if (surface !== undefined) query.surface = surfaceOf(surface);
   const error = checked(values, "error", errorPattern, "an error code such as INVESTIGATION_PROMPT_LIMIT or timeout");
   if (error !== undefined) query.error = error;
+  const key = checked(values, "key", fileKeyIdPattern, "the id of a named key (key_ and up to 64 letters, digits, _ or -)");
+  if (key !== undefined) query.key = key;
+  const team = checked(values, "team", teamPattern, "a team as keys name it (up to 64 letters, digits, _, . or -)");
+  if (team !== undefined) query.team = team;
   return query;
 }
 

@@ -37,7 +37,7 @@ export const dashboardHtml = `<!doctype html>
 <div id="legend"><span style="color:#3366cc">● preflight</span><span style="color:#2e9e5b">● provider check</span><span style="color:#c98a00">- - target</span><span style="color:#b3261e">— limit</span></div>
 <svg id="plot" width="960" height="260" role="img" aria-label="Each call's checked totals against its target and limit"></svg>
 <table>
-  <thead><tr><th>time</th><th>ref</th><th>case</th><th>label</th><th>policy</th><th>surface</th><th>model</th><th>decision</th><th>code</th><th>validation</th></tr></thead>
+  <thead><tr><th>time</th><th>ref</th><th>case</th><th>label</th><th>key</th><th>policy</th><th>surface</th><th>model</th><th>decision</th><th>code</th><th>validation</th></tr></thead>
   <tbody id="calls"></tbody>
 </table>
 <pre id="record" hidden></pre>
@@ -53,6 +53,9 @@ export const dashboardScript = `"use strict";
   const keyFromHash = new URLSearchParams(location.hash.slice(1)).get("key");
   if (keyFromHash) sessionStorage.setItem("promptgate-admin-key", keyFromHash);
   $("key").value = sessionStorage.getItem("promptgate-admin-key") || "";
+
+  // A named key's name, and its team in brackets where it has one; empty for an unnamed key or none.
+  const keyOf = (record) => !record.key ? "" : record.key.team ? record.key.name + " (" + record.key.team + ")" : record.key.name;
 
   const cell = (row, text) => {
     const td = document.createElement("td");
@@ -137,8 +140,8 @@ export const dashboardScript = `"use strict";
       const row = document.createElement("tr");
       row.dataset.ref = record.ref;
       row.className = record.decision;
-      for (const value of [record.time, record.ref, record.case, record.call_label, record.policy, record.surface,
-        record.model, record.decision, record.error, validationOf(record)]) cell(row, value);
+      for (const value of [record.time, record.ref, record.case, record.call_label, keyOf(record), record.policy,
+        record.surface, record.model, record.decision, record.error, validationOf(record)]) cell(row, value);
       row.addEventListener("click", () => showRecord(record, row));
       rows.appendChild(row);
     }

@@ -41,3 +41,12 @@ export function checkModelAllowed(key: NamedKey | undefined, model: string | und
     { param: "model" },
   );
 }
+
+/**
+ * The name the store keeps a case under: a named key's cases are its own (its id, a line break, the case id), every
+ * other caller's are shared, as the case id. A line break never appears in a case id (printable ASCII only), so a
+ * key's case never meets another's.
+ */
+export function scopedCase(keyId: string | undefined, caseId: string): string {
+  return keyId === undefined ? caseId : `${keyId}\n${caseId}`;
+}

@@ -5,7 +5,7 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import { parseJsonBody, readCappedBody } from "../http/read-body.js";
 import { answerJob, createJob } from "../jobs/answer-jobs.js";
 import type { JsonObject } from "../json/json-object.js";
-import { boundPolicyRef, checkModelAllowed, mayReach } from "../keys/key-bindings.js";
+import { boundPolicyRef, checkModelAllowed, mayReach, scopedCase } from "../keys/key-bindings.js";
 import { deadlineSecondsOf, jobLimitsOf, type PolicyVersion, upstreamTimeoutsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { CallSpan } from "../record/call-tracing.js";
@@ -196,7 +196,8 @@ export class CallFlow {
     const requested = await requestedPolicy(deps, policyRef);
     // A call its case refuses (409) still names the version it asked for.
     recorder.notePolicy(requested.ref);
-    const { policy, invalidAnswers } = await casePolicy(deps, requested, policyRef, labels.caseId);
+    const caseId = labels.caseId === undefined ? undefined : scopedCase(caller.key?.id, labels.caseId);
+    const { policy, invalidAnswers } = await casePolicy(deps, requested, policyRef, caseId);
     recorder.notePolicy(policy.ref);
     debugPolicy(deps, ref, policy, labels.caseId, requested);
     if (endpoint.kind === "generate") checkInvalidAnswerCap(policy, invalidAnswers);
@@ -456,8 +457,16 @@ export class CallFlow {
   }
 
   #secretsOf(): readonly string[] {
-    const { surface, request, url } = this.#input;
-    this.#secrets ??= callSecrets(this.#deps.config, [surface], request, url);
+    const { surface, request, url, caller } = this.#input;
+    if (this.#secrets === undefined) {
+      const secrets = callSecrets(this.#deps.config, [surface], request, url);
+      // The server-held credentials the caller's named key names are as secret as the configured ones.
+      for (const variable of Object.values(caller?.key?.credentials ?? {})) {
+        const value = this.#deps.secretNamed(variable);
+        if (value !== undefined && value !== "") secrets.push(value);
+      }
+      this.#secrets = secrets;
+    }
     return this.#secrets;
   }
 

@@ -1,3 +1,4 @@
+import { scopedCase } from "../keys/key-bindings.js";
 import type { DepsOf } from "../deps.js";
 import { policyNameOf } from "../policy/policy.js";
 import { callLogLine } from "../record/call-log-line.js";
@@ -56,7 +57,8 @@ function invalidAnswerOfCase(record: CallRecord): boolean {
 /** Counts a case's invalid answer for its policy's cap; a failure to count is logged, and the call's answer stands. */
 async function countInvalidAnswer(deps: RecordDeps, record: CallRecord): Promise<void> {
   try {
-    await deps.store.addInvalidAnswer(record.case as string, policyNameOf(record.policy as string));
+    const caseId = scopedCase(record.key?.id, record.case as string);
+    await deps.store.addInvalidAnswer(caseId, policyNameOf(record.policy as string));
   } catch (cause) {
     logInternalError(deps, record.ref, cause, "record", []);
   }

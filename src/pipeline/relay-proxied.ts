@@ -2,6 +2,7 @@ import type { Deps } from "../deps.js";
 import { classifyTransportFailure, classifyUpstreamAnswer, upstreamFailure } from "../errors/classify.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { jsonObjectOf } from "../json/json-object-of.js";
+import { mayReach } from "../keys/key-bindings.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CachedPrefixList, ProxyEndpoint } from "../surfaces/surface.js";
 import type { UpstreamResponse } from "../transport/transport.js";
@@ -62,8 +63,8 @@ export async function relayProxied(
 
 /**
  * The provider's model list with the model table's named models added (those it does not list itself), each as a
- * model object owned by the provider the table routes it to. A list that is no JSON object with a `data` array
- * goes as it came.
+ * model object owned by the provider the table routes it to, and only the models the caller's named key may reach.
+ * A list that is no JSON object with a `data` array goes as it came.
  */
 async function withTableModels(
   deps: Deps,
@@ -80,7 +81,11 @@ async function withTableModels(
       .listed()
       .filter((entry) => !listed.has(entry.name))
       .map((entry) => ({ id: entry.name, object: "model", created: 0, owned_by: entry.provider }));
-    sent = JSON.stringify({ ...body, data: [...body.data, ...added] });
+    const key = proxied.call.caller.key;
+    const reachable = [...body.data, ...added].filter(
+      (model) => key === undefined || (isObject(model) && typeof model.id === "string" && mayReach(key, model.id)),
+    );
+    sent = JSON.stringify({ ...body, data: reachable });
   }
   return new Response(sent, { status: response.status, headers: relayedHeaders(proxied.call, response, headers) });
 }

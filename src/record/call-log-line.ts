@@ -3,13 +3,17 @@ import type { CallRecord } from "./call-record.js";
 /**
  * The one structured log line of a call: identifiers, the decision, sizes, the provider's
  * status, the duration and the error class. Built from the record's identifiers and numbers
- * only, so it never holds prompt or answer text, upstream error text or keys.
+ * only, so it never holds prompt or answer text, upstream error text or keys (a named key's id and name are
+ * identifiers, not secrets).
  */
 export interface CallLogLine {
   ref: string;
   policy: string | undefined;
   case: string | undefined;
   call_label: string | undefined;
+  /** The id and name of the named key the call presented; absent for an unnamed key or none. Never its secret. */
+  key_id?: string | undefined;
+  key_name?: string | undefined;
   surface: string;
   provider: string;
   model: string | undefined;
@@ -35,6 +39,8 @@ export function callLogLine(record: CallRecord, durationMs: number): CallLogLine
     policy: record.policy,
     case: record.case,
     call_label: record.call_label,
+    key_id: record.key?.id,
+    key_name: record.key?.name,
     surface: record.surface,
     provider: record.provider,
     model: record.model,

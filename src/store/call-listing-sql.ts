@@ -2,13 +2,16 @@ import type { SqlStatement, SqlValue } from "./sql-statement.js";
 import type { CallQuery } from "./store.js";
 
 /**
- * The query's filters as columns of `calls` (migrations/0003_call_listing.sql), in the order their index is
- * preferred: a case holds a handful of calls, most calls have no error, a policy or decision or surface has many.
+ * The query's filters as columns of `calls` (migrations/0003_call_listing.sql, 0009_call_keys.sql), in the order
+ * their index is preferred: a case holds a handful of calls, most calls have no error, a key's calls are fewer than
+ * its team's, a policy or decision or surface has many.
  */
 function filterColumns(query: CallQuery): Array<[column: string, value: string]> {
   const columns: Array<[string, string]> = [];
   if (query.case !== undefined) columns.push(["case_id", query.case]);
   if (query.error !== undefined) columns.push(["error", query.error]);
+  if (query.key !== undefined) columns.push(["key_id", query.key]);
+  if (query.team !== undefined) columns.push(["team", query.team]);
   if (query.policy !== undefined) columns.push([query.policy.includes("@") ? "policy" : "policy_name", query.policy]);
   if (query.decision !== undefined) columns.push(["decision", query.decision]);
   if (query.surface !== undefined) columns.push(["surface", query.surface]);

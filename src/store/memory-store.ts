@@ -3,6 +3,7 @@ import type { NamedKey } from "../keys/named-key.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { WindowEntry } from "../window/kept-quota.js";
+import { type CallUsage, callUsageOf, usageOfRecords } from "./call-usage.js";
 import { KeptTexts, keptText } from "./kept-texts.js";
 import { randomSecret } from "./random-secret.js";
 import type {
@@ -56,8 +57,10 @@ function sweepExpired<V extends { expiresAt: number }>(entries: LRUCache<string,
  * A call record as kept: its JSON text as UTF-8 (see `KeptTexts`), its place in the order of writing, and the
  * fields a listing filters by.
  */
-interface StoredCall extends Pick<CallRecord, "case" | "decision" | "policy" | "surface" | "error"> {
+interface StoredCall extends Pick<CallRecord, "time" | "case" | "decision" | "policy" | "surface" | "error"> {
   seq: number;
+  /** What the call adds to its named key's usage, its key's id and team among it. */
+  usage: CallUsage;
   json: Uint8Array;
 }
 
@@ -73,7 +76,9 @@ function matches(query: CallQuery, stored: StoredCall): boolean {
     (query.case === undefined || stored.case === query.case) &&
     (query.decision === undefined || stored.decision === query.decision) &&
     (query.surface === undefined || stored.surface === query.surface) &&
-    (query.error === undefined || stored.error === query.error)
+    (query.error === undefined || stored.error === query.error) &&
+    (query.key === undefined || stored.usage.keyId === query.key) &&
+    (query.team === undefined || stored.usage.team === query.team)
   );
 }
 
@@ -346,10 +351,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
 
     async appendCall(record) {
       if (calls.has(record.ref)) return;
-      const { case: caseId, decision, policy, surface, error } = record;
+      const { time, case: caseId, decision, policy, surface, error } = record;
       callsWritten += 1;
       calls.set(record.ref, {
         seq: callsWritten,
+        time,
+        usage: callUsageOf(record),
         case: caseId,
         decision,
         policy,
@@ -386,6 +393,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
         found.push(callOf(stored));
       }
       return { calls: found, more: false };
+    },
+    async usage(query) {
+      const kept = [...calls.rvalues()].filter((stored): stored is StoredCall => stored !== undefined);
+      return usageOfRecords(kept, query);
     },
 
     async close() {},

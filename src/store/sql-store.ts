@@ -2,9 +2,10 @@ import type { KeySettings, NamedKey } from "../keys/named-key.js";
 import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
+import { usageRowOf, usageStatement } from "./call-usage.js";
 import { randomSecret } from "./random-secret.js";
 import type { SqlStatement, SqlValue } from "./sql-statement.js";
-import type { JobRecord, JobState, ResponseHistoryRecord, SessionRecord, Store } from "./store.js";
+import type { JobRecord, JobState, ResponseHistoryRecord, SessionRecord, Store, UsageRow } from "./store.js";
 import { rowOfStored, storedStatement } from "./stored-text.js";
 
 /**
@@ -649,6 +650,9 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
         calls: rows.slice(0, limit).map((row) => JSON.parse(row.record) as CallRecord),
         more: rows.length > limit,
       };
+    },
+    async usage(query) {
+      return (await database.all<UsageRow>(usageStatement(query))).map(usageRowOf);
     },
 
     async sweep({ now, jobsEndedBefore, jobTombstonesEndedBefore, sessionsIdleSince }) {

@@ -160,6 +160,37 @@ export interface CallQuery {
   surface?: string;
   /** The error code the client received. */
   error?: string;
+  /** The id of the named key the call presented. */
+  key?: string;
+  /** The team of the named key the call presented, as the record holds it. */
+  team?: string;
+}
+
+/**
+ * Which calls `usage` sums: those that arrived from `from` (inclusive) until `to` (exclusive), both ISO 8601 times
+ * in UTC as `Date.toISOString` writes them, of one named key, of one team's keys, or of every named key.
+ */
+export interface UsageQuery {
+  from: string;
+  to: string;
+  key?: string;
+  team?: string;
+}
+
+/** What the calls of one named key came to on one UTC day (contract section 9). */
+export interface UsageRow {
+  /** The UTC day, `YYYY-MM-DD`. */
+  day: string;
+  key_id: string;
+  /** Every call of the key that day. */
+  calls: number;
+  /** Those refused: by a check (decision `rejected`), by the key's bindings or by a limit. */
+  rejected: number;
+  /** The provider check's `conservative_total_chars` of the calls that were sent. */
+  chars: number;
+  /** The tokens the provider reported. */
+  tokens_in: number;
+  tokens_out: number;
 }
 
 /** A page of call records. */
@@ -325,6 +356,8 @@ export interface CallStore {
   listCallsOfCase(caseId: string, limit: number): Promise<CallRecord[]>;
   /** A page of the records `query` selects; undefined when `query.after` is no ref the store holds. */
   listCalls(query: CallQuery): Promise<CallPage | undefined>;
+  /** The usage of named keys `query` selects, one row per key and UTC day, by day then key id. */
+  usage(query: UsageQuery): Promise<UsageRow[]>;
 }
 
 /** The store as a whole: its upkeep, its reachability and its end. */

@@ -7,7 +7,8 @@ import { type NodeGateway, startNodeGateway } from "../../src/runtime/node/node-
 
 // The documentation's code as a new user runs it: every ```ts block and every shell block with a `curl` of the README
 // and of every page under docs/, as written, against a started gateway on the simulated provider. Only the pages'
-// address (127.0.0.1:8787) becomes the test gateway's.
+// address (127.0.0.1:8787) becomes the test gateway's. A page that needs a gateway started otherwise says so in a
+// comment, `<!-- snippet-gateway: NAME=value … -->`, whose variables its snippets' gateway starts with.
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, "..", "..");
@@ -19,6 +20,8 @@ interface Snippet {
   /** The page and the line its fence opens on, for the test's name: `docs/guide/clients.md:12`. */
   where: string;
   code: string;
+  /** The variables the page's gateway starts with besides the test gateway's own (its `snippet-gateway` comment). */
+  environment: Record<string, string>;
 }
 
 /** The README and every Markdown page under docs/, as paths from the repository's root. */
@@ -31,14 +34,23 @@ function pages(): string[] {
 }
 
 function snippetsOf(page: string): Snippet[] {
-  const lines = readFileSync(join(root, page), "utf8").split("\n");
+  const text = readFileSync(join(root, page), "utf8");
+  const lines = text.split("\n");
+  const declared = /<!-- snippet-gateway: ([^>]*) -->/.exec(text)?.[1] ?? "";
+  const environment = Object.fromEntries(
+    declared
+      .split(/\s+/)
+      .filter((pair) => pair.includes("="))
+      .map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+  );
   const snippets: Snippet[] = [];
   for (let index = 0; index < lines.length; index += 1) {
     const language = /^```(\w+)\s*$/.exec(lines[index] ?? "")?.[1];
     if (language === undefined) continue;
     const end = lines.indexOf("```", index + 1);
     if (end < 0) throw new Error(`${page}: the code block of line ${index + 1} is never closed.`);
-    snippets.push({ language, where: `${page}:${index + 1}`, code: lines.slice(index + 1, end).join("\n") });
+    const code = lines.slice(index + 1, end).join("\n");
+    snippets.push({ language, where: `${page}:${index + 1}`, code, environment });
     index = end;
   }
   return snippets;
@@ -57,29 +69,34 @@ const userEnvironment = {
   PROMPTGATE_ADMIN_KEY: adminKey,
 };
 
-let gateway: NodeGateway;
+/** The test gateways, one per environment the pages ask for (most ask for none), by that environment as JSON. */
+const gateways = new Map<string, NodeGateway>();
 
 beforeAll(async () => {
-  gateway = await startNodeGateway(
-    {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      PROMPTGATE_DB: "memory",
-      PROMPTGATE_ADMIN_KEY: adminKey,
-      PROMPTGATE_UPSTREAM_OPENAI: "simulated",
-      PROMPTGATE_UPSTREAM_GEMINI: "simulated",
-      PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
-    },
-    { logDestination: { write: () => undefined } },
-  );
+  for (const environment of new Set(snippets.map((snippet) => JSON.stringify(snippet.environment)))) {
+    const gateway = await startNodeGateway(
+      {
+        PORT: "0",
+        HOST: "127.0.0.1",
+        PROMPTGATE_DB: "memory",
+        PROMPTGATE_ADMIN_KEY: adminKey,
+        PROMPTGATE_UPSTREAM_OPENAI: "simulated",
+        PROMPTGATE_UPSTREAM_GEMINI: "simulated",
+        PROMPTGATE_UPSTREAM_ANTHROPIC: "simulated",
+        ...JSON.parse(environment),
+      },
+      { logDestination: { write: () => undefined } },
+    );
+    gateways.set(environment, gateway);
+  }
 }, 60_000);
 
 afterAll(async () => {
-  await gateway?.close();
+  for (const gateway of gateways.values()) await gateway.close();
 });
 
-function againstTestGateway(code: string): string {
-  return code.replaceAll(readmeAddress, gateway.url);
+function againstTestGateway(snippet: Snippet, code = snippet.code): string {
+  return code.replaceAll(readmeAddress, (gateways.get(JSON.stringify(snippet.environment)) as NodeGateway).url);
 }
 
 const outputs = new Map<Snippet, Promise<string>>();
@@ -101,7 +118,7 @@ function fileName(snippet: Snippet): string {
 
 async function runTypeScript(snippet: Snippet): Promise<string> {
   const file = join(root, `.readme-snippet-${fileName(snippet)}-${process.pid}.mts`);
-  writeFileSync(file, againstTestGateway(snippet.code));
+  writeFileSync(file, againstTestGateway(snippet));
   try {
     const { stdout, stderr } = await run(process.execPath, ["--import", "tsx", file], {
       cwd: root,
@@ -157,10 +174,17 @@ describe("the documentation's snippets", () => {
     expect(JSON.parse(printed[0]!)).toMatchObject({ check: "preflight", over_target: false });
   }, 90_000);
 
+  it("show a team's key answering and refusing a model outside it, as the keys page says", async () => {
+    const team = typeScript.find((snippet) => snippet.where.startsWith("docs/guide/keys-and-teams.md:"));
+    const [made, refused] = (await outputOf(team!)).trim().split("\n");
+    expect(made).toMatch(/^key_[0-9a-f]{24} \S/);
+    expect(refused).toBe("403 MODEL_NOT_ALLOWED");
+  }, 90_000);
+
   it.each(shell.map((snippet) => [snippet.where, snippet] as const))(
     "run the shell commands of %s as written, each answering JSON",
     async (_line, snippet) => {
-      for (const command of againstTestGateway(snippet.code)
+      for (const command of againstTestGateway(snippet)
         .split("\n")
         .filter((line) => line.trim() !== "")) {
         // Not on a terminal, curl writes its progress meter to stderr; its exit code and the answer tell.

@@ -13,8 +13,8 @@ export function operationOf(record: CallRecord): GenAiOperation {
 
 /**
  * A call's span name and attributes after the OpenTelemetry GenAI conventions (still in development), plus
- * `promptgate.*` for the policy, the decision, both checks' totals and the validation outcome. Only ids, names,
- * sizes and outcomes: never a prompt, an answer or a key.
+ * `promptgate.*` for the policy, the decision, both checks' totals, the validation outcome and the named key (its
+ * id, name and team, where it has one). Only ids, names, sizes and outcomes: never a prompt, an answer or a secret.
  */
 export function spanOf(record: CallRecord): { name: string; attributes: Record<string, SpanValue> } {
   const operation = operationOf(record);
@@ -47,5 +47,8 @@ export function spanOf(record: CallRecord): { name: string; attributes: Record<s
   set("promptgate.schema", record.schema);
   set("promptgate.call_label", record.call_label);
   set("promptgate.case", record.case);
+  set("promptgate.key.id", record.key?.id);
+  set("promptgate.key.name", record.key?.name);
+  set("promptgate.key.team", record.key?.team ?? undefined);
   return { name: record.model === undefined ? operation : `${operation} ${record.model}`, attributes };
 }

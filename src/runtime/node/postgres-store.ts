@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import type { CallRecord } from "../../record/call-record.js";
+import { callUsageOf } from "../../store/call-usage.js";
 import type { SqlStatement } from "../../store/sql-statement.js";
 import { keyRotationStatements, type SqlDialect, type SqlExecutor, sqlStore } from "../../store/sql-store.js";
 import type { Store } from "../../store/store.js";
@@ -79,6 +80,26 @@ function textOf(sql: string): string {
   return text;
 }
 
+/** The columns a call is appended with: its record, and the fields listings and usage read written beside it. */
+const callColumnNames = [
+  "ref",
+  "case_id",
+  "time",
+  "record",
+  "decision",
+  "surface",
+  "error",
+  "policy",
+  "policy_name",
+  "key_id",
+  "team",
+  "sent_chars",
+  "tokens_in",
+  "tokens_out",
+] as const;
+const callColumns = callColumnNames.join(", ");
+const callColumnValues = callColumnNames.map(() => "?").join(", ");
+
 /**
  * PostgreSQL: a call's listed fields are written beside its record (see `SqlDialect`), and the planner, which keeps
  * statistics, needs no help choosing an index.
@@ -87,9 +108,9 @@ const postgresDialect: SqlDialect = {
   appendCall(record: CallRecord, json: string): SqlStatement {
     const policy = record.policy ?? null;
     const at = policy?.indexOf("@") ?? -1;
+    const usage = callUsageOf(record);
     return [
-      `INSERT INTO calls (ref, case_id, time, record, decision, surface, error, policy, policy_name)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING`,
+      `INSERT INTO calls (${callColumns}) VALUES (${callColumnValues}) ON CONFLICT (ref) DO NOTHING`,
       [
         record.ref,
         record.case ?? null,
@@ -100,6 +121,11 @@ const postgresDialect: SqlDialect = {
         record.error ?? null,
         policy,
         policy === null ? null : at === -1 ? "" : policy.slice(0, at),
+        usage.keyId ?? null,
+        usage.team ?? null,
+        usage.sentChars ?? null,
+        usage.tokensIn ?? null,
+        usage.tokensOut ?? null,
       ],
     ];
   },
@@ -133,7 +159,7 @@ function batchedAppends(
 ): (record: CallRecord) => Promise<void> {
   const queue: QueuedRecord[] = [];
   const flush = async () => {
-    // At most 1,000 records a statement: PostgreSQL takes 65,535 parameters, nine a record.
+    // At most 1,000 records a statement: PostgreSQL takes 65,535 parameters, fourteen a record.
     const batch = queue.splice(0, 1_000);
     if (queue.length > 0) atTurnEnd(() => void flush());
     if (batch.length === 1) {
@@ -142,9 +168,8 @@ function batchedAppends(
       return;
     }
     const rows = batch.map(({ record }) => postgresDialect.appendCall(record, JSON.stringify(record))[1]);
-    const values = rows.map(() => `(${Array.from({ length: 9 }, () => "?").join(", ")})`).join(", ");
-    const sql = `INSERT INTO calls (ref, case_id, time, record, decision, surface, error, policy, policy_name)
-      VALUES ${values} ON CONFLICT (ref) DO NOTHING`;
+    const values = rows.map(() => `(${callColumnValues})`).join(", ");
+    const sql = `INSERT INTO calls (${callColumns}) VALUES ${values} ON CONFLICT (ref) DO NOTHING`;
     try {
       // The texts as the store keeps them (see `storedText`), as a single append keeps them.
       await query(storedStatement([sql, rows.flat()]));

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { PromptSize } from "../../errors/prompt-size.js";
+import { teamPattern } from "../../keys/key-settings.js";
 import { type CallMetrics, policyLabel, refusingCheck, validationOutcome } from "../../record/call-metrics.js";
 import type { CallRecord } from "../../record/call-record.js";
 import type { ModelTable } from "../../routing/model-table.js";
@@ -15,10 +16,31 @@ const fillBuckets = [0.25, 0.5, 0.8, 0.9, 1, 1.25, 2];
 /** Seconds a call takes, from a refusal before any provider call to a long answer. */
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 960];
 
+/** The most distinct teams the call metrics name in one process; the calls of any later team are `other`'s. */
+export const maxTeamLabels = 100;
+
+/**
+ * The `team` label of a call: the team of its named key as the operator gave it (`none` without one), the first
+ * `max` distinct teams a process sees by name and any later one as `other`. A team is an operator's label (the admin
+ * API and `keys.toml` take only what `teamPattern` allows), never client text; one the pattern refuses is `other`.
+ */
+export function teamLabels(max = maxTeamLabels): (record: CallRecord) => string {
+  const named = new Set<string>();
+  return (record) => {
+    const team = record.key?.team;
+    if (team === undefined || team === null || team === "") return "none";
+    if (named.has(team)) return team;
+    if (named.size >= max || !teamPattern.test(team) || team === "none" || team === "other") return "other";
+    named.add(team);
+    return team;
+  };
+}
+
 /**
  * The gateway's Prometheus metrics (prom-client), made from each call's record. Every label is bounded: a surface,
  * a provider (`simulated` or a configured origin), a policy name, a decision, an error code, a check, a validation
- * outcome, and a model only when the model table names it (any other is `other`); never a case, a ref or a key.
+ * outcome, a model only when the model table names it (any other is `other`), and the team of a named key (at most
+ * `maxTeamLabels`, see `teamLabels`); never a case, a ref or a key.
  */
 export function prometheusMetrics(options: { models: () => ModelTable; public: boolean }): CallMetrics & {
   registry: Registry;
@@ -27,13 +49,13 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
   collectDefaultMetrics({ register: registry });
   const calls = counterFamily(registry, {
     name: "promptgate_calls_total",
-    help: "Calls by surface, provider, policy, decision and the error code the client got (none: no error).",
-    labelNames: ["surface", "provider", "policy", "decision", "code"],
+    help: "Calls by surface, provider, policy, decision, the error code the client got (none: no error) and the team of the named key (none: no team).",
+    labelNames: ["surface", "provider", "policy", "decision", "code", "team"],
   });
   const rejections = counterFamily(registry, {
     name: "promptgate_rejections_total",
-    help: "Calls refused before any provider call, by the check that refused them and the code.",
-    labelNames: ["policy", "check", "code"],
+    help: "Calls refused before any provider call, by the check that refused them, the code and the team of the named key.",
+    labelNames: ["policy", "check", "code", "team"],
   });
   const totals = histogramFamily(registry, {
     name: "promptgate_prompt_total_chars",
@@ -96,6 +118,7 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     buckets: [16, 64, 256, 1_024, 4_096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304],
   });
 
+  const teamOf = teamLabels();
   // The names the model table lists, per table (a deploy or reload brings a new one).
   const listedNames = new WeakMap<ModelTable, ReadonlySet<string>>();
   const modelLabel = (model: string | undefined): string => {
@@ -120,8 +143,9 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     observe(record: CallRecord, durationMs: number) {
       const policy = policyLabel(record);
       const code = record.error ?? "none";
-      calls(record.surface, record.provider, policy, record.decision, code).inc();
-      if (record.decision === "rejected") rejections(policy, refusingCheck(record), code).inc();
+      const team = teamOf(record);
+      calls(record.surface, record.provider, policy, record.decision, code, team).inc();
+      if (record.decision === "rejected") rejections(policy, refusingCheck(record), code, team).inc();
       observeSize(policy, record.preflight);
       observeSize(policy, record.provider_check);
       const prefix = record.provider_check?.cache_prefix_chars ?? 0;

@@ -1341,5 +1341,20 @@ export const migrations: { name: string; statements: string[] }[] = [
       "CREATE TABLE IF NOT EXISTS key_secrets (\n  sha256 TEXT PRIMARY KEY,\n  key_id TEXT NOT NULL,\n  valid_until INTEGER\n)",
       "CREATE INDEX IF NOT EXISTS key_secrets_by_key ON key_secrets (key_id)"
     ]
+  },
+  {
+    "name": "0009_call_keys.sql",
+    "statements": [
+      "ALTER TABLE calls ADD COLUMN key_id TEXT GENERATED ALWAYS AS (json_extract(record, '$.key.id')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN team TEXT GENERATED ALWAYS AS (json_extract(record, '$.key.team')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN sent_chars INTEGER GENERATED ALWAYS AS (\n  CASE WHEN decision = 'sent'\n    OR (decision IN ('failed', 'cancelled') AND json_extract(record, '$.upstream_status') IS NOT NULL)\n  THEN json_extract(record, '$.provider_check.conservative_total_chars') END\n) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN tokens_in INTEGER GENERATED ALWAYS AS (json_extract(record, '$.usage.input_tokens')) VIRTUAL",
+      "ALTER TABLE calls ADD COLUMN tokens_out INTEGER GENERATED ALWAYS AS (json_extract(record, '$.usage.output_tokens')) VIRTUAL",
+      "CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key_id, seq) WHERE key_id IS NOT NULL",
+      "CREATE INDEX IF NOT EXISTS calls_by_team ON calls (team, seq) WHERE team IS NOT NULL",
+      "CREATE INDEX IF NOT EXISTS calls_usage_by_key ON calls (key_id, time) WHERE key_id IS NOT NULL",
+      "CREATE INDEX IF NOT EXISTS calls_usage_by_team ON calls (team, time) WHERE team IS NOT NULL",
+      "CREATE INDEX IF NOT EXISTS calls_usage_by_time ON calls (time) WHERE key_id IS NOT NULL"
+    ]
   }
 ];
