@@ -4,9 +4,10 @@
  * gateway in dist/ of its folder (`npm run build` there first).
  *
  *   npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] [--proxies]
- *     --variant NAME=DIR[,NODE OPTION…] [--variant …]
+ *     --variant NAME=DIR[,NODE OPTION…][,env:NAME=VALUE…] [--variant …]
  *
- * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`. Every process gets the Node options of `npm
+ * e.g. `--variant now=. --variant young64=.,--max-semi-space-size=64`; `env:` items set the variant's environment on
+ * top of the bench's (`--variant keys=.,env:PROMPTGATE_KEYS=sk-bench`). Every process gets the Node options of `npm
  * start` first (`gatewayNodeOptions`); a variant's own come after them and win (`--memory-reducer` undoes
  * `--no-memory-reducer`). Every round loads each target in turn, in an order that changes from round to round (see
  * `roundOrder`; give a multiple of twice the number of targets as rounds for a balanced run); the first variant is
@@ -45,15 +46,21 @@ const { values } = parseArgs({
 });
 function usage(problem: string): never {
   process.stderr.write(
-    `${problem}\nUsage: npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] [--proxies] --variant NAME=DIR[,NODE OPTION…] [--variant …]\n`,
+    `${problem}\nUsage: npx tsx bench/side-by-side.ts [--connections N] [--seconds S] [--rounds R] [--pause P] [--proxies] --variant NAME=DIR[,NODE OPTION…][,env:NAME=VALUE…] [--variant …]\n`,
   );
   process.exit(2);
 }
 const variants = (values.variant ?? []).map((spec) => {
-  const [head = "", ...nodeOptions] = spec.split(",");
+  const [head = "", ...items] = spec.split(",");
   const cut = head.indexOf("=");
-  if (cut < 1) usage(`--variant ${spec}: give NAME=DIR[,NODE OPTION…].`);
-  return { name: head.slice(0, cut), directory: resolve(head.slice(cut + 1)), nodeOptions };
+  if (cut < 1) usage(`--variant ${spec}: give NAME=DIR[,NODE OPTION…][,env:NAME=VALUE…].`);
+  const nodeOptions = items.filter((item) => !item.startsWith("env:"));
+  const environment = Object.fromEntries(
+    items
+      .filter((item) => item.startsWith("env:"))
+      .map((item) => [item.slice(4, item.indexOf("=")), item.slice(item.indexOf("=") + 1)]),
+  );
+  return { name: head.slice(0, cut), directory: resolve(head.slice(cut + 1)), nodeOptions, environment };
 });
 if (variants.length === 0) usage("Give at least one variant.");
 const positive = (name: string, text: string | undefined) => {
@@ -106,7 +113,7 @@ try {
   }
   for (const variant of variants) {
     const args = [...gatewayNodeOptions, ...variant.nodeOptions, "dist/runtime/node/main.js"];
-    const environment = gatewayEnvironment(upstreamUrl);
+    const environment = { ...gatewayEnvironment(upstreamUrl), ...variant.environment };
     const gateway = await started(startProcess(args, environment, promptgateListening, { cwd: variant.directory }));
     const url = `http://127.0.0.1:${gateway.port}${gatewayPath}`;
     targets.push({ key: "promptgate", label: variant.name, url, headers: auth, pid: gateway.process.pid });

@@ -102,22 +102,10 @@ function refusal(error: KeyAdminError, ref: string): Response {
     case "not_found":
       return renderPlainError(new GatewayError("NOT_FOUND", 404, error.message), ref);
     case "read_only":
-      return conflict("KEY_READ_ONLY", error.message, ref);
+      return renderPlainError(new GatewayError("KEY_READ_ONLY", 409, error.message), ref);
     case "revoked":
-      return conflict("KEY_REVOKED", error.message, ref);
+      return renderPlainError(new GatewayError("KEY_REVOKED", 409, error.message), ref);
   }
-}
-
-/**
- * A 409 in the shape `renderPlainError` gives, for the codes of key management that the gateway's error codes do not
- * list: a conflict with the key's state, which retrying cannot resolve.
- */
-function conflict(code: string, message: string, ref: string): Response {
-  const body = { error: { code, message, promptgate: { code, ref, retryable: false } } };
-  return new Response(JSON.stringify(body), {
-    status: 409,
-    headers: { "content-type": "application/json", "x-should-retry": "false", "x-promptgate-ref": ref },
-  });
 }
 
 function refHeader(ref: string): Record<string, string> {
