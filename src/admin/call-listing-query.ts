@@ -20,7 +20,18 @@ const decisions: Record<CallDecision, true> = {
   answered: true,
 };
 
-const parameters = ["case", "limit", "before", "after", "decision", "policy", "surface", "error", "key", "team"] as const;
+const parameters = [
+  "case",
+  "limit",
+  "before",
+  "after",
+  "decision",
+  "policy",
+  "surface",
+  "error",
+  "key",
+  "team",
+] as const;
 type Parameter = (typeof parameters)[number];
 
 // As `x-promptgate-case` (pipeline/call-labels.ts): what a record's case can be.
@@ -67,7 +78,12 @@ export function callListingQuery(search: URLSearchParams): CallQuery {
   if (surface !== undefined) query.surface = surfaceOf(surface);
   const error = checked(values, "error", errorPattern, "an error code such as INVESTIGATION_PROMPT_LIMIT or timeout");
   if (error !== undefined) query.error = error;
-  const key = checked(values, "key", fileKeyIdPattern, "the id of a named key (key_ and up to 64 letters, digits, _ or -)");
+  const key = checked(
+    values,
+    "key",
+    fileKeyIdPattern,
+    "the id of a named key (key_ and up to 64 letters, digits, _ or -)",
+  );
   if (key !== undefined) query.key = key;
   const team = checked(values, "team", teamPattern, "a team as keys name it (up to 64 letters, digits, _, . or -)");
   if (team !== undefined) query.team = team;

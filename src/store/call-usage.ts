@@ -94,10 +94,7 @@ export function usageRowOf(row: UsageRow): UsageRow {
  * The usage of `records` that `query` selects, as the usage statement sums it: for a store that keeps its records in
  * memory.
  */
-export function usageOfRecords(
-  records: Iterable<{ time: string; usage: CallUsage }>,
-  query: UsageQuery,
-): UsageRow[] {
+export function usageOfRecords(records: Iterable<{ time: string; usage: CallUsage }>, query: UsageQuery): UsageRow[] {
   const rows = new Map<string, UsageRow>();
   for (const { time, usage } of records) {
     const keyId = usage.keyId;
@@ -117,9 +114,7 @@ export function usageOfRecords(
     row.tokens_in += usage.tokensIn ?? 0;
     row.tokens_out += usage.tokensOut ?? 0;
   }
-  return [...rows.values()].sort((a, b) =>
-    a.day === b.day ? compare(a.key_id, b.key_id) : compare(a.day, b.day),
-  );
+  return [...rows.values()].sort((a, b) => (a.day === b.day ? compare(a.key_id, b.key_id) : compare(a.day, b.day)));
 }
 
 function compare(a: string, b: string): number {

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteStore } from "../../src/runtime/node/sqlite-store.js";
 import { callListingStatement } from "../../src/store/call-listing-sql.js";
+import { usageStatement } from "../../src/store/call-usage.js";
 import { sqliteDialect } from "../../src/store/sql-store.js";
 import type { CallQuery } from "../../src/store/store.js";
 import { callRecord } from "./store-contract.js";
@@ -57,6 +58,23 @@ describe("sqliteStore call listings", () => {
     await store.close();
   });
 
+  it("filters and sums the keyed calls of a database written before calls had key columns", async () => {
+    const path = freshPath();
+    const old = databaseOfVersion(path, 8);
+    const key = { id: "key_000000000000000000000001", name: "ci", team: "team-a" };
+    appendAsVersionTwo(old, "ref_keyed", { key, usage: { input_tokens: 12, output_tokens: 3 } });
+    appendAsVersionTwo(old, "ref_unkeyed", {});
+    old.close();
+    const store = sqliteStore(path);
+    const page = await store.listCalls({ order: "newest", limit: 10, team: "team-a" });
+    expect(page?.calls.map((record) => record.ref)).toEqual(["ref_keyed"]);
+    const usage = await store.usage({ from: "2026-03-01T00:00:00.000Z", to: "2026-03-02T00:00:00.000Z" });
+    expect(usage).toEqual([
+      { day: "2026-03-01", key_id: key.id, calls: 1, rejected: 0, chars: 0, tokens_in: 12, tokens_out: 3 },
+    ]);
+    await store.close();
+  });
+
   it("lists the calls that a process of the previous schema version appends to an upgraded file", async () => {
     const path = freshPath();
     databaseOfVersion(path, 2).close();
@@ -99,6 +117,8 @@ describe("sqliteStore call listings", () => {
       ["error", { error: "timeout" }, "calls_by_error (error=? AND seq>?)"],
       ["policy name", { policy: "default" }, "calls_by_policy_name (policy_name=? AND seq>?)"],
       ["policy version", { policy: "default@aaaaaaaaaaaa" }, "calls_by_policy (policy=? AND seq>?)"],
+      ["key", { key: "key_000000000000000000000001" }, "calls_by_key (key_id=? AND seq>?)"],
+      ["team", { team: "team-a" }, "calls_by_team (team=? AND seq>?)"],
     ];
     it.each(single)("reads a page filtered by %s from its index, in order", (_, filter, index) => {
       expect(planOf({ order: "oldest", ...filter }, 500)).toEqual([`SEARCH calls USING INDEX ${index}`]);
@@ -117,6 +137,27 @@ describe("sqliteStore call listings", () => {
       expect(planOf({ order: "newest", decision: "rejected", surface: "gemini", error: "timeout" })).toEqual([
         "SEARCH calls USING INDEX calls_by_error (error=?)",
       ]);
+    });
+
+    it("sums usage from the range of its key's, its team's or every key's index, never the whole table", () => {
+      const range = { from: "2026-03-01T00:00:00.000Z", to: "2026-03-31T00:00:00.000Z" };
+      const database = new Database(path, { readonly: true });
+      try {
+        const scanOf = (query: Parameters<typeof usageStatement>[0]) => {
+          const [sql, params] = usageStatement(query);
+          const rows = database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>;
+          return rows[0]?.detail;
+        };
+        expect(scanOf(range)).toBe("SEARCH calls USING INDEX calls_usage_by_time (time>? AND time<?)");
+        expect(scanOf({ ...range, key: "key_000000000000000000000001" })).toBe(
+          "SEARCH calls USING INDEX calls_usage_by_key (key_id=? AND time>? AND time<?)",
+        );
+        expect(scanOf({ ...range, team: "team-a" })).toBe(
+          "SEARCH calls USING INDEX calls_usage_by_team (team=? AND time>? AND time<?)",
+        );
+      } finally {
+        database.close();
+      }
     });
   });
 });

@@ -908,6 +908,134 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
       });
     });
 
+    describe("call attribution and usage", () => {
+      const keyA = "key_00000000000000000000000a";
+      const keyB = "key_00000000000000000000000b";
+      const keyC = "key_00000000000000000000000c";
+      const attributed = (id: string, team: string | null) => ({ key: { id, name: `name of ${id}`, team } });
+      const checked = (conservative: number) => ({
+        provider_check: {
+          check: "provider" as const,
+          system_chars: 0,
+          message_chars: conservative,
+          tool_chars: 0,
+          schema_chars: 0,
+          other_chars: 0,
+          cache_prefix_chars: 0,
+          media_parts: 0,
+          schema_deduplicated: false,
+          total_chars: conservative,
+          reserve_chars: 0,
+          conservative_total_chars: conservative,
+          target_chars: 10_000,
+          limit_chars: 20_000,
+          over_target: false,
+          policy: "investigation.bounded@aaaaaaaaaaaa",
+        },
+      });
+      const calls = [
+        callRecord("use_1", undefined, {
+          time: "2026-03-01T10:00:00.000Z",
+          ...attributed(keyA, "team-a"),
+          ...checked(1_000),
+          usage: { input_tokens: 250, output_tokens: 40 },
+        }),
+        callRecord("use_2", undefined, {
+          time: "2026-03-01T23:59:59.999Z",
+          ...attributed(keyA, "team-a"),
+          ...checked(500),
+          decision: "rejected",
+          upstream_status: undefined,
+          error: "INVESTIGATION_PROMPT_LIMIT",
+        }),
+        callRecord("use_3", undefined, {
+          time: "2026-03-01T12:00:00.000Z",
+          ...attributed(keyB, "team-a"),
+          ...checked(2_000),
+          usage: { input_tokens: 500 },
+        }),
+        callRecord("use_4", undefined, {
+          time: "2026-03-02T00:00:00.000Z",
+          ...attributed(keyA, "team-a"),
+          decision: "failed",
+          upstream_status: undefined,
+          error: "MODEL_NOT_ALLOWED",
+        }),
+        callRecord("use_5", undefined, {
+          time: "2026-03-02T08:00:00.000Z",
+          ...attributed(keyC, null),
+          ...checked(300),
+          decision: "failed",
+          upstream_status: 502,
+          error: "upstream_5xx",
+        }),
+        callRecord("use_6", undefined, { time: "2026-03-02T09:00:00.000Z", ...checked(7_000) }),
+        callRecord("use_7", undefined, {
+          time: "2026-03-05T09:00:00.000Z",
+          ...attributed(keyC, null),
+          ...checked(100),
+          decision: "failed",
+          upstream_status: undefined,
+          error: "RATE_LIMITED",
+        }),
+      ];
+      const refsOf = (page: { calls: CallRecord[] } | undefined) => page?.calls.map((record) => record.ref);
+      const march = { from: "2026-03-01T00:00:00.000Z", to: "2026-04-01T00:00:00.000Z" };
+
+      beforeEach(async () => {
+        for (const record of calls) await store.appendCall(record);
+      });
+
+      it("filters the listing by the key a call presented", async () => {
+        const page = await store.listCalls({ order: "newest", limit: 10, key: keyA });
+        expect(refsOf(page)).toEqual(["use_4", "use_2", "use_1"]);
+        expect(page?.calls[2]).toEqual(calls[0]);
+        expect(refsOf(await store.listCalls({ order: "newest", limit: 10, key: "key_unknown" }))).toEqual([]);
+      });
+
+      it("filters the listing by the team of the key, with the other filters and pages", async () => {
+        const first = await store.listCalls({ order: "newest", limit: 2, team: "team-a" });
+        expect(refsOf(first)).toEqual(["use_4", "use_3"]);
+        expect(first?.more).toBe(true);
+        const second = await store.listCalls({ order: "newest", limit: 2, team: "team-a", after: "use_3" });
+        expect(refsOf(second)).toEqual(["use_2", "use_1"]);
+        expect(second?.more).toBe(false);
+        const rejected = await store.listCalls({ order: "newest", limit: 10, team: "team-a", decision: "rejected" });
+        expect(refsOf(rejected)).toEqual(["use_2"]);
+        const both = await store.listCalls({ order: "newest", limit: 10, team: "team-a", key: keyB });
+        expect(refsOf(both)).toEqual(["use_3"]);
+      });
+
+      it("sums every key's calls per UTC day, by day then key", async () => {
+        expect(await store.usage(march)).toEqual([
+          { day: "2026-03-01", key_id: keyA, calls: 2, rejected: 1, chars: 1_000, tokens_in: 250, tokens_out: 40 },
+          { day: "2026-03-01", key_id: keyB, calls: 1, rejected: 0, chars: 2_000, tokens_in: 500, tokens_out: 0 },
+          { day: "2026-03-02", key_id: keyA, calls: 1, rejected: 1, chars: 0, tokens_in: 0, tokens_out: 0 },
+          { day: "2026-03-02", key_id: keyC, calls: 1, rejected: 0, chars: 300, tokens_in: 0, tokens_out: 0 },
+          { day: "2026-03-05", key_id: keyC, calls: 1, rejected: 1, chars: 0, tokens_in: 0, tokens_out: 0 },
+        ]);
+      });
+
+      it("sums one key's or one team's calls, from `from` until before `to`", async () => {
+        expect(await store.usage({ ...march, key: keyC })).toEqual([
+          { day: "2026-03-02", key_id: keyC, calls: 1, rejected: 0, chars: 300, tokens_in: 0, tokens_out: 0 },
+          { day: "2026-03-05", key_id: keyC, calls: 1, rejected: 1, chars: 0, tokens_in: 0, tokens_out: 0 },
+        ]);
+        const teamA = await store.usage({ ...march, team: "team-a" });
+        expect(teamA.map((row) => [row.day, row.key_id])).toEqual([
+          ["2026-03-01", keyA],
+          ["2026-03-01", keyB],
+          ["2026-03-02", keyA],
+        ]);
+        const range = { from: "2026-03-01T12:00:00.000Z", to: "2026-03-02T00:00:00.000Z" };
+        expect(await store.usage(range)).toEqual([
+          { day: "2026-03-01", key_id: keyA, calls: 1, rejected: 1, chars: 0, tokens_in: 0, tokens_out: 0 },
+          { day: "2026-03-01", key_id: keyB, calls: 1, rejected: 0, chars: 2_000, tokens_in: 500, tokens_out: 0 },
+        ]);
+        expect(await store.usage({ ...march, team: "team-z" })).toEqual([]);
+      });
+    });
+
     describe("named keys", () => {
       const key1 = "key_000000000000000000000001";
       const key2 = "key_000000000000000000000002";
