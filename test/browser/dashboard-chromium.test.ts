@@ -98,6 +98,11 @@ describe.skipIf(!chromiumPresent && !process.env.CI)("the dashboard in Chromium"
       record.ref,
       record.case ?? "",
       record.call_label ?? "",
+      record.key === undefined
+        ? ""
+        : record.key.team === null
+          ? record.key.name
+          : `${record.key.name} (${record.key.team})`,
       record.policy ?? "",
       record.surface,
       record.model ?? "",
@@ -106,8 +111,8 @@ describe.skipIf(!chromiumPresent && !process.env.CI)("the dashboard in Chromium"
       record.validation === null ? "" : record.validation.valid ? "valid" : "invalid",
     ]);
     expect(rows).toEqual(expected);
-    expect(rows.map((row) => row[7])).toEqual(["sent", "sent", "rejected", "sent"]);
-    expect(rows.map((row) => row[9])).toEqual(["", "", "", "invalid"]);
+    expect(rows.map((row) => row[8])).toEqual(["sent", "sent", "rejected", "sent"]);
+    expect(rows.map((row) => row[10])).toEqual(["", "", "", "invalid"]);
 
     // One point per check that measured a call, at the height its conservative total gives on the plot's scale.
     const plot = await page.$eval("#plot", (svg) => ({

@@ -100,7 +100,12 @@ describe("GET /metrics", () => {
 
   it("counts calls by surface, provider, policy, decision and code, and rejections by check", async () => {
     const { text } = await metricsText();
-    const labels = { surface: "openai", provider: harness.upstream.origin, policy: "investigation.bounded" };
+    const labels = {
+      surface: "openai",
+      provider: harness.upstream.origin,
+      policy: "investigation.bounded",
+      team: "none",
+    };
     expect(sample(text, "promptgate_calls_total", { ...labels, decision: "sent", code: "none" })).toBe(3);
     expect(
       sample(text, "promptgate_calls_total", { ...labels, decision: "rejected", code: "INVESTIGATION_PROMPT_LIMIT" }),
@@ -113,6 +118,7 @@ describe("GET /metrics", () => {
         policy: "investigation.bounded",
         check: "preflight",
         code: "INVESTIGATION_PROMPT_LIMIT",
+        team: "none",
       }),
     ).toBe(1);
   });
