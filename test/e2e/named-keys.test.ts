@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { CallRecord } from "../../src/record/call-record.js";
 import { type GatewayUnderTest, startGatewayUnderTest } from "../support/gateway.js";
-import { copyPolicies, tempDatabase } from "../support/temp-state.js";
+import { copyPolicies, editPolicy, tempDatabase, withLimit } from "../support/temp-state.js";
 
 const adminKey = "named-keys-admin-key";
 const serverKeys = {
@@ -572,6 +572,51 @@ describe("per-key credentials", () => {
   });
 });
 
+describe("usage and last use of a key", () => {
+  it("counts a key's calls, refusals, characters and tokens by day, and notes its last use", async () => {
+    const counted = await createKey({ name: "counted", team: "team-usage", models: ["gpt-4.1*"] });
+    const listedBefore = (await (await admin(harness, `/keys/${counted.id}`)).json()) as { last_used_at: unknown };
+    expect(listedBefore.last_used_at).toBeNull();
+    const refs: (string | null)[] = [];
+    for (const content of ["one", "two two"]) {
+      const { response } = await openai(counted.key)
+        .chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content }] })
+        .withResponse();
+      refs.push(response.headers.get("x-promptgate-ref"));
+    }
+    const refused = await rejectionOf(
+      openai(counted.key).chat.completions.create({ model: "gpt-5", messages: [{ role: "user", content: "no" }] }),
+    );
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(403);
+    const records = await Promise.all(refs.map((ref) => callRecord(harness, ref)));
+    const chars = records.reduce((sum, record) => sum + (record.provider_check?.conservative_total_chars ?? 0), 0);
+    const tokensIn = records.reduce((sum, record) => sum + (record.usage?.input_tokens ?? 0), 0);
+    const tokensOut = records.reduce((sum, record) => sum + (record.usage?.output_tokens ?? 0), 0);
+    expect(chars).toBeGreaterThan(0);
+    expect(tokensIn).toBeGreaterThan(0);
+    const today = new Date().toISOString().slice(0, 10);
+    const row = {
+      day: today,
+      key_id: counted.id,
+      calls: 3,
+      rejected: 1,
+      chars,
+      tokens_in: tokensIn,
+      tokens_out: tokensOut,
+    };
+    for (const query of [`key=${counted.id}`, "team=team-usage"]) {
+      const answer = await admin(
+        harness,
+        `/usage?${query}&from=${today}&to=${new Date(Date.now() + 60_000).toISOString()}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({ data: [row] });
+    }
+    const listedAfter = (await (await admin(harness, `/keys/${counted.id}`)).json()) as { last_used_at: string | null };
+    expect(Date.parse(listedAfter.last_used_at ?? "")).toBeGreaterThan(Date.parse(today));
+  });
+});
+
 describe("secrets of named keys", () => {
   it("never shows a secret in the key listing or a key object", async () => {
     expect(secretsMade.length).toBeGreaterThan(5);
@@ -628,6 +673,52 @@ describe("secrets of named keys", () => {
     expect(
       hashes.some((hash) => bytes.includes(Buffer.from(hash, "utf8")) || bytes.includes(Buffer.from(hash, "hex"))),
     ).toBe(true);
+  });
+});
+
+describe("cases of named keys", () => {
+  let own: GatewayUnderTest;
+  let folder: string;
+  beforeAll(async () => {
+    folder = copyPolicies();
+    own = await startGatewayUnderTest({
+      PROMPTGATE_POLICIES: folder,
+      PROMPTGATE_KEY_MODE: "keys",
+      PROMPTGATE_ADMIN_KEY: adminKey,
+      ...serverKeys,
+    });
+  });
+  afterAll(() => own?.close());
+
+  async function keyOn(name: string): Promise<string> {
+    const response = await admin(own, "/keys", { method: "POST", body: JSON.stringify({ name }) });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { key: string }).key;
+  }
+
+  async function casePolicy(secret: string, caseId: string): Promise<string> {
+    const response = await fetch(`${own.gateway.url}/policies/investigation.bounded/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${secret}`, "x-promptgate-case": caseId },
+      body: JSON.stringify({ model: "gpt-4.1", messages: [{ role: "user", content: "hello" }] }),
+    });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    return JSON.parse(response.headers.get("x-promptgate-prompt-size") ?? "{}").policy;
+  }
+
+  it("freezes a case's policy version per key: another key's case of the same id starts on the current version", async () => {
+    const first = await keyOn("case-first");
+    const second = await keyOn("case-second");
+    const frozen = await casePolicy(first, "shared-case-id");
+    expect(frozen).toMatch(/^investigation\.bounded@/);
+    editPolicy(folder, "investigation.bounded.toml", withLimit(25_000));
+    expect((await admin(own, "/policies/reload", { method: "POST" })).status).toBe(200);
+    const current = await casePolicy(second, "shared-case-id");
+    expect(current).toMatch(/^investigation\.bounded@/);
+    expect(current).not.toBe(frozen);
+    expect(await casePolicy(first, "shared-case-id")).toBe(frozen);
+    expect(await casePolicy(second, "shared-case-id")).toBe(current);
   });
 });
 
