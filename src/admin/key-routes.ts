@@ -30,6 +30,11 @@ export function keyRoutes(deps: Deps): Hono<RouteEnv> {
       credentialSet: (variable: string) => (deps.secretNamed(variable) ?? "") !== "",
     }),
   };
+  // A key changed here counts on this node at once; every other node sharing the store sees it within a second.
+  keys.use(async (c, next) => {
+    await next();
+    if (c.req.method !== "GET") deps.keyRing.forgetStoreAnswers();
+  });
   keys.post("/", (c) =>
     answer(c, async () => {
       const created = await createKey(admin, await jsonBody(c.req.raw, "required"));

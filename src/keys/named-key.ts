@@ -119,4 +119,6 @@ export interface KeyRing {
   keyOfSecret(secretSha256: string, now: number): Promise<NamedKey | undefined>;
   /** Notes that a call presented a key at `now`; the store is written at most once a minute per key. */
   noteUse(key: NamedKey, now: number): Promise<void>;
+  /** Forgets the store's answers read so far: a key changed through this gateway counts here at once. */
+  forgetStoreAnswers(): void;
 }

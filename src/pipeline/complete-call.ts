@@ -1,5 +1,5 @@
-import { scopedCase } from "../keys/key-bindings.js";
 import type { DepsOf } from "../deps.js";
+import { scopedCase } from "../keys/key-bindings.js";
 import { policyNameOf } from "../policy/policy.js";
 import { callLogLine } from "../record/call-log-line.js";
 import type { CallRecord } from "../record/call-record.js";

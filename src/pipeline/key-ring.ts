@@ -40,6 +40,9 @@ export function createKeyRing(options: { store: KeyStore; fileKeys: readonly Fil
       answers.set(secretSha256, { key, until: now + answerMilliseconds });
       return key;
     },
+    forgetStoreAnswers() {
+      answers.clear();
+    },
     async noteUse(key, now) {
       if (key.source !== "api") return;
       const last = Math.max(touched.get(key.id) ?? 0, key.lastUsedAt ?? 0);

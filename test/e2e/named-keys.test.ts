@@ -135,24 +135,6 @@ function expectUnauthenticated(answer: { status: number; text: string }): void {
   expect(JSON.parse(answer.text)).toMatchObject({ error: { code: "authentication" } });
 }
 
-/**
- * Polls a chat completion with `secret` until it is refused, sending the last poll at most `withinMs` after the start;
- * how long after the start the refused request was sent.
- */
-async function refusedWithin(secret: string, withinMs: number): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    const sentAt = Date.now() - start;
-    const answer = await rawChat(secret);
-    if (answer.status !== 200) {
-      expectUnauthenticated(answer);
-      return sentAt;
-    }
-    if (Date.now() - start > withinMs) throw new Error(`still answered ${Date.now() - start} ms after the start`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function answerJson(response: ServerResponse, status: number, body: unknown): void {
@@ -471,11 +453,11 @@ describe("revoked and expired keys", () => {
     expect(harness.upstream.received).toHaveLength(0);
   });
 
-  it("refuses a key revoked after use in a request sent within a second and a tenth of the revocation", async () => {
+  it("refuses a key revoked after use on the node that revoked it at once", async () => {
     const used = await createKey({ name: "revoked-after-use" });
     expect((await rawChat(used.key)).status).toBe(200);
     await revokeKey(used.id);
-    expect(await refusedWithin(used.key, 1_500)).toBeLessThanOrEqual(1_100);
+    expectUnauthenticated(await rawChat(used.key));
     const error = await rejectionOf(
       gemini(used.key).models.generateContent({ model: "gemini-2.5-flash", contents: "hello" }),
     );
