@@ -132,3 +132,39 @@ describe("OpenTelemetry spans", () => {
     });
   });
 });
+
+describe("the span of a call with a named key", () => {
+  it("names the key by id, name and team, and holds no part of its secret", async () => {
+    const { port } = receiver.address() as AddressInfo;
+    const keyed = await startGatewayUnderTest({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+      PROMPTGATE_KEY_MODE: "keys",
+      PROMPTGATE_ADMIN_KEY: "traces-admin-key",
+      OPENAI_API_KEY: "sk-traces-server-key",
+    });
+    try {
+      const made = await fetch(`${keyed.gateway.url}/promptgate/admin/keys`, {
+        method: "POST",
+        headers: { authorization: "Bearer traces-admin-key", "content-type": "application/json" },
+        body: JSON.stringify({ name: "traced-key", team: "team-traced" }),
+      });
+      const { id, key } = (await made.json()) as { id: string; key: string };
+      const response = await fetch(`${keyed.gateway.url}/openai/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hello" }] }),
+      });
+      expect(response.status).toBe(200);
+      const span = await spanOfRef(response.headers.get("x-promptgate-ref"));
+      expect(attributesOf(span)).toMatchObject({
+        "promptgate.key.id": id,
+        "promptgate.key.name": "traced-key",
+        "promptgate.key.team": "team-traced",
+      });
+      for (const body of exported) expect(body).not.toContain(key.slice("pg_".length));
+    } finally {
+      await keyed.close();
+    }
+  });
+});
