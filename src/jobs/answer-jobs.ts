@@ -88,7 +88,7 @@ export async function createJob(request: JobRequest): Promise<Response> {
   const id = newJobId();
   const job: JobRecord = {
     id,
-    principal: callerOf(input),
+    principal: await callerOf(input),
     state: "queued",
     policy: policy.ref,
     createdAt: now,
@@ -300,7 +300,7 @@ export interface JobPoll {
 export async function answerJob(poll: JobPoll): Promise<Response> {
   const { deps, input, route, action, headers, recorder } = poll;
   recorder.noteJob(poll.job.id);
-  if (poll.job.principal !== callerOf(input)) {
+  if (poll.job.principal !== (await callerOf(input))) {
     throw new GatewayError("NOT_FOUND", 404, `No response found with id '${poll.job.id}'.`);
   }
   const limits = limitsOf(deps, poll.job.policy);

@@ -27,7 +27,7 @@ export async function ownCachedPrefix(
   name: string,
   now: number,
 ): Promise<CachedPrefixRecord | undefined> {
-  return ownRecord(await deps.store.getCachedPrefix(name, now), call.caller.principal);
+  return ownRecord(await deps.store.getCachedPrefix(name, now), await call.caller.principal());
 }
 
 function ownRecord(record: CachedPrefixRecord | undefined, principal: string): CachedPrefixRecord | undefined {
@@ -69,7 +69,7 @@ export async function ownPrefixList(
 ): Promise<JsonObject> {
   if (!gatewayGuardsPrefixes(deps)) return first;
   const now = deps.now().getTime();
-  const principal = call.caller.principal;
+  const principal = await call.caller.principal();
   let list = first;
   for (let pages = 1; ; pages++) {
     const names = reading.namesOf(list);

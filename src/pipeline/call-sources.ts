@@ -38,7 +38,7 @@ export async function citationCheckOf(
       param,
     );
   }
-  const index = await deps.store.getSourceIndex(callerOf(input), id, deps.now().getTime());
+  const index = await deps.store.getSourceIndex(await callerOf(input), id, deps.now().getTime());
   if (index === undefined) {
     throw invalidRequest(
       "The x-promptgate-sources header names no source index kept for this caller (unknown, or expired): register it with PUT /promptgate/window/sources/{id}. Nothing was sent.",

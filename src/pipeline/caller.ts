@@ -8,9 +8,10 @@ import { principalOf } from "./principal.js";
 export interface Caller {
   /**
    * Who state is kept for: a named key's id (so that its sessions, jobs and caches survive a rotation), else the keyed
-   * hash of the credential presented (an unnamed gateway key, or in pass-through the client's provider key).
+   * hash of the credential presented (an unnamed gateway key, or in pass-through the client's provider key), made
+   * when first asked for: most calls keep no state, and the hash costs each call that makes it.
    */
-  principal: string;
+  principal(): Promise<string>;
   /** The named key presented, which decides the policies, models and credentials the call may use. */
   key: NamedKey | undefined;
 }
@@ -25,14 +26,27 @@ type CallerDeps = Pick<Deps, "config" | "store" | "keyRing" | "now">;
  * expired; any other credential, or none, may not.
  */
 export async function identifyCaller(deps: CallerDeps, presented: string | undefined): Promise<Caller | undefined> {
-  if (!deps.config.gatewayKeyMode) return { principal: await principalOf(deps.store, presented), key: undefined };
+  if (!deps.config.gatewayKeyMode) return hashedCaller(deps, presented);
   if (presented === undefined) return undefined;
   let unnamed = false;
   for (const key of deps.config.gatewayKeys) if (await keysEqual(presented, key)) unnamed = true;
-  if (unnamed) return { principal: await principalOf(deps.store, presented), key: undefined };
+  if (unnamed) return hashedCaller(deps, presented);
   const now = deps.now().getTime();
   const key = await deps.keyRing.keyOfSecret(await sha256Hex(presented), now);
   if (key === undefined || !keyWorks(key, now)) return undefined;
   await deps.keyRing.noteUse(key, now);
-  return { principal: key.id, key };
+  const principal = Promise.resolve(key.id);
+  return { principal: () => principal, key };
+}
+
+/** A caller known by the keyed hash of its credential, made once when first asked for. */
+function hashedCaller(deps: CallerDeps, credential: string | undefined): Caller {
+  let principal: Promise<string> | undefined;
+  return {
+    principal: () => {
+      principal ??= principalOf(deps.store, credential);
+      return principal;
+    },
+    key: undefined,
+  };
 }

@@ -65,7 +65,7 @@ async function rememberPrefix(
       const { call, size } = measured;
       return deps.store.putCachedPrefix({
         name: effect.name,
-        principal: measured.upstream.caller.principal,
+        principal: await measured.upstream.caller.principal(),
         chars: size.total_chars,
         schemaHashes: await schemaHashes(call),
         expiresAt: effect.expiresAt,

@@ -72,7 +72,7 @@ async function ownResponseHistory(deps: Deps, call: UpstreamCall, id: string, no
   const record = await deps.store.getResponseHistory(id, now);
   if (record?.session === undefined) return record;
   const session = await deps.store.getSession(record.session);
-  return session !== undefined && session.principal === call.caller.principal ? record : undefined;
+  return session !== undefined && session.principal === (await call.caller.principal()) ? record : undefined;
 }
 
 async function providerTokenCount(

@@ -20,9 +20,9 @@ import type { SessionRoute } from "../surfaces/surface.js";
 type SessionDeps = DepsOf<SessionStore & ResponseHistoryStore & SecretStore>;
 
 /** The principal of a request whose key was checked (`SurfaceRequest.caller`). */
-export function callerOf(input: SurfaceRequest): string {
+export function callerOf(input: SurfaceRequest): Promise<string> {
   if (input.caller === undefined) throw new Error("A request's principal was asked for before its key was checked.");
-  return input.caller.principal;
+  return input.caller.principal();
 }
 
 /**
@@ -34,7 +34,7 @@ export function callerOf(input: SurfaceRequest): string {
 export async function ownStoredResponse(deps: SessionDeps, input: SurfaceRequest, id: string): Promise<void> {
   const history = await deps.store.getResponseHistory(id, deps.now().getTime());
   const session = history?.session === undefined ? undefined : await deps.store.getSession(history.session);
-  const mine = session === undefined ? !deps.config.gatewayKeyMode : session.principal === callerOf(input);
+  const mine = session === undefined ? !deps.config.gatewayKeyMode : session.principal === (await callerOf(input));
   if (!mine) throw new GatewayError("NOT_FOUND", 404, `No response found with id '${shownId(id)}'.`);
 }
 
@@ -112,7 +112,7 @@ export async function openSessionTurn(
       "conversation",
     );
   }
-  const principal = callerOf(input);
+  const principal = await callerOf(input);
   const requested: SessionSettings = {
     model: typeof body.model === "string" ? body.model : undefined,
     reasoning: context.requestedReasoning,

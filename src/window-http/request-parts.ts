@@ -29,5 +29,5 @@ export function pageCharsOf(value: unknown): number {
 export async function callerOf(deps: Deps, request: Request): Promise<string> {
   const caller = await identifyCaller(deps, bearerToken(request.headers.get("authorization")));
   if (caller === undefined) throw authenticationRequired();
-  return caller.principal;
+  return caller.principal();
 }

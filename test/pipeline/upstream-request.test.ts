@@ -17,7 +17,7 @@ function callOf(surface: Surface, path: string, credential: UpstreamCredential):
   return {
     ref: "ref_0123456789abcdef",
     surface,
-    caller: { principal: "", key: undefined },
+    caller: { principal: async () => "", key: undefined },
     provider: surface,
     translated: false,
     streamed: false,
