@@ -1,8 +1,9 @@
-import { parse, TomlDate, TomlError } from "smol-toml";
+import { TomlDate } from "smol-toml";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { closestName } from "../policy/closest-name.js";
 import { PolicyFileError } from "../policy/policy-file-error.js";
+import { parseTomlFile } from "../policy/toml-file.js";
 import {
   type KeySettingsContext,
   KeySettingsError,
@@ -41,7 +42,7 @@ export async function fileKeyId(name: string): Promise<string> {
  * the field (e.g. `key[2].team`) and the reason.
  */
 export async function parseKeyFile(path: string, text: string, context: KeyFileContext): Promise<FileKey[]> {
-  const root = parseToml(path, text);
+  const root = parseTomlFile(path, text);
   for (const member of Object.keys(root)) {
     if (member !== "key") {
       throw new PolicyFileError(path, member, "is not part of a key file, which holds only [[key]] tables");
@@ -137,19 +138,5 @@ function checkMembers(path: string, table: JsonObject, index: number): void {
     const meant = closestName(member, keyTableMembers);
     const hint = meant === undefined ? `a key takes ${keyTableMembers.join(", ")}` : `did you mean ${meant}?`;
     throw new PolicyFileError(path, `key[${index}].${member}`, `is not a member of a key (${hint})`);
-  }
-}
-
-function parseToml(path: string, text: string): JsonObject {
-  try {
-    return parse(text) as JsonObject;
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
-    throw new PolicyFileError(
-      path,
-      "(root)",
-      `TOML syntax error at line ${error.line}, column ${error.column}: ${reason}`,
-    );
   }
 }

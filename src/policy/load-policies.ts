@@ -1,10 +1,10 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { parse, TomlError } from "smol-toml";
 import { identifyPolicies, type ValidatedPolicy } from "./identify-policy.js";
 import type { Policy } from "./policy.js";
 import { PolicyFileError } from "./policy-file-error.js";
 import type { WritablePolicyRegistry } from "./policy-registry.js";
 import { schemaError } from "./policy-schema-error.js";
+import { parseTomlFile } from "./toml-file.js";
 
 export { identify } from "./identify-policy.js";
 export { PolicyFileError } from "./policy-file-error.js";
@@ -37,7 +37,7 @@ export function validatePolicyFiles(files: PolicyFile[], policySchema: object): 
   const fileByName = new Map<string, string>();
 
   for (const file of files) {
-    const policy: unknown = parseToml(file);
+    const policy: unknown = parseTomlFile(file.path, file.text);
     if (!validate(policy)) throw schemaError(file.path, validate.errors ?? []);
     checkSemantics(file.path, policy);
     const firstFile = fileByName.get(policy.name);
@@ -46,22 +46,6 @@ export function validatePolicyFiles(files: PolicyFile[], policySchema: object): 
     validated.push({ policy, source: file.path });
   }
   return validated;
-}
-
-function parseToml(file: PolicyFile): unknown {
-  try {
-    return parse(file.text);
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    // smol-toml's message is "Invalid TOML document: <reason>" followed by a code excerpt;
-    // only the reason is kept.
-    const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
-    throw new PolicyFileError(
-      file.path,
-      "(root)",
-      `TOML syntax error at line ${error.line}, column ${error.column}: ${reason}`,
-    );
-  }
 }
 
 function checkSemantics(path: string, policy: Policy): void {

@@ -1,7 +1,7 @@
-import { parse, TomlError } from "smol-toml";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { closestName } from "../policy/closest-name.js";
 import { PolicyFileError } from "../policy/policy-file-error.js";
+import { parseTomlFile } from "../policy/toml-file.js";
 import type { Surface } from "../surfaces/surface.js";
 import { type ReasoningLevel, reasoningLevels } from "../surfaces/translation.js";
 
@@ -72,7 +72,7 @@ export function parseModelTable(
   text: string,
   surfaces: readonly Pick<Surface, "name" | "shippedModels">[],
 ): ModelTable {
-  const root = parseToml(path, text);
+  const root = parseTomlFile(path, text);
   checkKeys(path, root, topKeys, "");
   const reading = { path, providers: surfaces.map((surface) => surface.name) };
   const defaultProvider =
@@ -145,20 +145,6 @@ function checkFallback(path: string, field: string, entry: ModelEntry, resolve: 
   if (entry.fallback === undefined) return;
   if (entry.fallback === entry.name) throw new PolicyFileError(path, field, "names the model itself");
   resolve(entry.fallback);
-}
-
-function parseToml(path: string, text: string): JsonObject {
-  try {
-    return parse(text) as JsonObject;
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
-    throw new PolicyFileError(
-      path,
-      "(root)",
-      `TOML syntax error at line ${error.line}, column ${error.column}: ${reason}`,
-    );
-  }
 }
 
 /** Refuses a key the table does not take, naming the one it most likely meant. */
