@@ -3,7 +3,7 @@ import type { Deps } from "../deps.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { renderPlainError } from "../errors/render-plain-error.js";
 import type { RouteEnv } from "../http/route-env.js";
-import type { PolicyRegistry } from "../policy/policy-registry.js";
+import { currentPolicyNames } from "../policy/policy-registry.js";
 import {
   createKey,
   getKey,
@@ -61,19 +61,6 @@ export function keyRoutes(deps: Deps): Hono<RouteEnv> {
     }),
   );
   return keys;
-}
-
-/** The names of the current policies (a pinned earlier version's name is known only while it is current). */
-function currentPolicyNames(policies: PolicyRegistry): string[] {
-  const names = new Set(policies.list().map((version) => version.policy.name));
-  return [...names].filter((name) => {
-    try {
-      policies.resolve(name);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** A request's body as JSON; an empty one is undefined where the body is optional. */

@@ -3,6 +3,7 @@ import type { Deps } from "../deps.js";
 import { classifyUpstreamAnswer } from "../errors/classify.js";
 import { GatewayError } from "../errors/gateway-error.js";
 import type { PromptSize } from "../errors/prompt-size.js";
+import { mayReach } from "../keys/key-bindings.js";
 import type { PolicyVersion } from "../policy/policy.js";
 import type { CallAttempt } from "../record/call-record.js";
 import type { ModelEntry } from "../routing/model-table.js";
@@ -153,9 +154,16 @@ export async function sendAttempt(scope: AttemptScope, attempt: Attempt, readFai
   return { kind: "failed", error, response: { ...response, bytes: async () => bytes } };
 }
 
-/** Whether a call may fall back: its model names a fallback, and its surface routes models (a native API does not). */
+/**
+ * Whether a call may fall back: its model names a fallback, its surface routes models (a native API does not), and
+ * the caller's named key may reach the fallback (one outside its models is never tried).
+ */
 export function fallbackPossible(scope: AttemptScope, entry: ModelEntry | undefined): boolean {
-  return entry?.fallback !== undefined && scope.input.surface.routesModels === true;
+  return (
+    entry?.fallback !== undefined &&
+    scope.input.surface.routesModels === true &&
+    mayReach(scope.input.caller?.key, entry.fallback)
+  );
 }
 
 /**

@@ -5,7 +5,7 @@ import type { PromptSize } from "../errors/prompt-size.js";
 import { parseJsonBody, readCappedBody } from "../http/read-body.js";
 import { answerJob, createJob } from "../jobs/answer-jobs.js";
 import type { JsonObject } from "../json/json-object.js";
-import { boundPolicyRef, checkModelAllowed, mayReach, scopedCase } from "../keys/key-bindings.js";
+import { boundPolicyRef, checkModelAllowed, scopedCase } from "../keys/key-bindings.js";
 import { deadlineSecondsOf, jobLimitsOf, type PolicyVersion, upstreamTimeoutsOf } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import type { CallSpan } from "../record/call-tracing.js";
@@ -148,7 +148,7 @@ export class CallFlow {
     this.#span = deps.tracing?.start(request);
     let finished: FinishedAnswer | undefined;
     try {
-      const resolved = await this.#resolve();
+      const resolved = await this.#resolve(caller);
       finished =
         resolved.endpoint.kind === "proxy"
           ? { response: await this.#proxy(resolved as Resolved<ProxyEndpoint>), recordLater: false }
@@ -163,7 +163,7 @@ export class CallFlow {
   }
 
   /** Labels, credential, route and policy: the endpoint the request matched and the version it runs under. */
-  async #resolve(): Promise<Resolved<ProxyEndpoint | MeasuredEndpoint>> {
+  async #resolve(caller: Caller): Promise<Resolved<ProxyEndpoint | MeasuredEndpoint>> {
     const deps = this.#deps;
     const input = this.#input;
     const { surface, request, client, url, path, ref } = input;
@@ -176,7 +176,7 @@ export class CallFlow {
       deps.config,
       surface,
       presents,
-      keyCredentialOf(deps, (input.caller as Caller).key, surface.name),
+      keyCredentialOf(deps, caller.key, surface.name),
     );
     const endpoint = input.refusal === undefined ? surface.match(request.method, path) : undefined;
     debugRoute(
@@ -191,7 +191,6 @@ export class CallFlow {
         headers: { allow: endpoint.allow },
       });
     }
-    const caller = input.caller as Caller;
     const policyRef = boundPolicyRef(caller.key, input.policyRef);
     const requested = await requestedPolicy(deps, policyRef);
     // A call its case refuses (409) still names the version it asked for.
@@ -355,12 +354,9 @@ export class CallFlow {
   async #send(measured: Measured): Promise<Sent> {
     const { scope, first, parsed, schema, entry } = measured;
     const recorder = this.#recorder;
-    const key = scope.input.caller?.key;
-    // A fallback the key may not reach is never tried.
-    const mayFallBack = fallbackPossible(scope, entry) && mayReach(key, entry?.fallback);
-    let outcome: Outcome = await sendAttempt(scope, first, mayFallBack);
+    let outcome: Outcome = await sendAttempt(scope, first, fallbackPossible(scope, entry));
     let answered = first;
-    const fallback = outcome.kind === "failed" && mayFallBack ? fallbackOf(scope, first, outcome.error) : undefined;
+    const fallback = outcome.kind === "failed" ? fallbackOf(scope, first, outcome.error) : undefined;
     if (fallback !== undefined) {
       recorder.noteFallbackAttempt(attemptRecord(first, outcome));
       const second = await prepareAttempt(scope, parsed, schema, fallback);

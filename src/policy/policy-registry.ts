@@ -17,6 +17,19 @@ export interface WritablePolicyRegistry extends PolicyRegistry {
 
 const pinnedRef = /^([^@]+)@([0-9a-f]{12,64})$/i;
 
+/** The names of a registry's current policies: those a plain name resolves (an earlier version's only while current). */
+export function currentPolicyNames(policies: PolicyRegistry): string[] {
+  const names = new Set(policies.list().map((version) => version.policy.name));
+  return [...names].filter((name) => {
+    try {
+      policies.resolve(name);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Whether a policy reference pins a version (`name@<12 to 64 hex digits>`) rather than naming a policy. */
 export function isPinnedRef(policyRef: string): boolean {
   return pinnedRef.test(policyRef);

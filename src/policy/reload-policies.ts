@@ -2,7 +2,7 @@ import { identifyPolicies, type ValidatedPolicy } from "./identify-policy.js";
 import { type PolicyFile, validatePolicyFiles } from "./load-policies.js";
 import type { PolicyVersion } from "./policy.js";
 import { PolicyFileError } from "./policy-file-error.js";
-import { createPolicyRegistry, type WritablePolicyRegistry } from "./policy-registry.js";
+import { createPolicyRegistry, currentPolicyNames, type WritablePolicyRegistry } from "./policy-registry.js";
 import type { ReloadablePolicies } from "./reloadable-policies.js";
 
 /** Why a policy folder was refused: the file (or the folder), the field, and the reason. */
@@ -90,7 +90,7 @@ async function reloadOnce(options: PolicyReloadOptions): Promise<PolicyReload> {
   const current = fresh.list();
   let apply: (() => void) | undefined;
   try {
-    apply = await options.alongside?.([...new Set(current.map((version) => version.policy.name))]);
+    apply = await options.alongside?.(currentPolicyNames(fresh));
   } catch (error) {
     if (!PolicyFileError.isInstance(error)) throw error;
     return refused([problemOf(error)]);

@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
 import type { Deps } from "../deps.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
-import type { RouteEnv } from "../http/route-env.js";
 import type { JsonObject } from "../json/json-object.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { callLabels } from "../pipeline/call-labels.js";
@@ -11,13 +10,13 @@ import type { CallRecord } from "../record/call-record.js";
 import { codePoints } from "../window/code-points.js";
 import { defaultPageChars, pageOf, pagingOf } from "../window/fragment.js";
 import { keptForMs, keptQuota } from "../window/kept-quota.js";
-import { callerOf, jsonBodyOf, pageCharsOf } from "./request-parts.js";
+import { jsonBodyOf, pageCharsOf, type WindowEnv } from "./request-parts.js";
 
 /**
  * The toolkit's kept state, per principal: evidence (`PUT`/`DELETE evidence/{id}`, `recall`) and source indexes
  * (`PUT`/`DELETE sources/{id}`), within the quotas of `keptQuota`. Added to the window's app, after its key check.
  */
-export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
+export function addKeptRoutes(window: Hono<WindowEnv>, deps: Deps): void {
   const quota = keptQuota(deps.store, !deps.config.gatewayKeyMode);
 
   // PUT /evidence/{id}?page_chars=1600 with the result as its body → what recall will page it into.
@@ -30,7 +29,7 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
     const pageChars = pageCharsOf(query === undefined ? defaultPageChars : Number(query));
     const text = JSON.stringify(await jsonBodyOf(deps, c));
     const now = deps.now().getTime();
-    const principal = await callerOf(deps, c.req.raw);
+    const principal = await c.get("caller").principal();
     const expiresAt = now + keptForMs;
     await quota.keep({ kind: "evidence", principal, id }, codePoints(text), now, () =>
       deps.store.putEvidence({ principal, id, text, pageChars, createdAt: now, expiresAt }),
@@ -50,7 +49,7 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
   window.delete("/evidence/:id", async (c) => {
     const id = c.req.param("id");
     if (!evidenceId.test(id)) throw invalidRequest("An evidence id is 1 to 64 letters, digits, '_', '.' or '-'.", "id");
-    await deps.store.deleteEvidence(await callerOf(deps, c.req.raw), id);
+    await deps.store.deleteEvidence(await c.get("caller").principal(), id);
     return c.body(null, 204, { "x-promptgate-ref": c.get("ref") });
   });
 
@@ -62,7 +61,7 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
     }
     const sources = sourcesOf((await jsonBodyOf(deps, c)).sources);
     const now = deps.now().getTime();
-    const principal = await callerOf(deps, c.req.raw);
+    const principal = await c.get("caller").principal();
     const expiresAt = now + keptForMs;
     await quota.keep({ kind: "source_index", principal, id }, codePoints(JSON.stringify(sources)), now, () =>
       deps.store.putSourceIndex({ principal, id, sources, createdAt: now, expiresAt }),
@@ -76,7 +75,7 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
     if (!sourceIndexId.test(id)) {
       throw invalidRequest("A source index id is 1 to 64 letters, digits, '_', '.' or '-'.", "id");
     }
-    await deps.store.deleteSourceIndex(await callerOf(deps, c.req.raw), id);
+    await deps.store.deleteSourceIndex(await c.get("caller").principal(), id);
     return c.body(null, 204, { "x-promptgate-ref": c.get("ref") });
   });
 
@@ -91,7 +90,7 @@ export function addKeptRoutes(window: Hono<RouteEnv>, deps: Deps): void {
       const body = await jsonBodyOf(deps, c);
       const { evidence, page } = recallOf(body);
       recorder.noteRecall(evidence, page);
-      const principal = await callerOf(deps, c.req.raw);
+      const principal = await c.get("caller").principal();
       const kept = await deps.store.getEvidence(principal, evidence, deps.now().getTime());
       if (kept === undefined) {
         throw new GatewayError(

@@ -1,16 +1,13 @@
 import type { Context } from "hono";
 import type { Deps } from "../deps.js";
 import { invalidRequest } from "../errors/gateway-error.js";
-import { bearerToken } from "../http/keys.js";
 import { bodyReaderOf, parseJsonBody } from "../http/read-body.js";
-import type { RouteEnv } from "../http/route-env.js";
 import type { JsonObject } from "../json/json-object.js";
-import { authenticationRequired } from "../pipeline/authorize-call.js";
-import { identifyCaller } from "../pipeline/caller.js";
+import type { Caller } from "../pipeline/caller.js";
 import { isPageSize, maxPageChars, minPageChars } from "../window/fragment.js";
 
 /** A window route's JSON body, read as every request's body is (see `bodyReaderOf`). */
-export async function jsonBodyOf(deps: Deps, c: Context<RouteEnv>): Promise<JsonObject> {
+export async function jsonBodyOf(deps: Deps, c: Context<WindowEnv>): Promise<JsonObject> {
   return parseJsonBody(await bodyReaderOf(c.env, c.req.raw)(deps.config.maxBodyBytes)).body;
 }
 
@@ -22,12 +19,5 @@ export function pageCharsOf(value: unknown): number {
   return value;
 }
 
-/**
- * The principal of a toolkit request, from its bearer key as on the APIs (see `identifyCaller`): a named key's id,
- * else the keyed hash of the key (none is one principal too in pass-through). 401 for a key that opens nothing.
- */
-export async function callerOf(deps: Deps, request: Request): Promise<string> {
-  const caller = await identifyCaller(deps, bearerToken(request.headers.get("authorization")));
-  if (caller === undefined) throw authenticationRequired();
-  return caller.principal();
-}
+/** What the toolkit's routes keep per request besides its ref: who it is, as its key check found. */
+export type WindowEnv = { Variables: { ref: string; caller: Caller } };

@@ -3,7 +3,6 @@ import type { Deps } from "../deps.js";
 import { GatewayError, invalidRequest } from "../errors/gateway-error.js";
 import { renderPlainError } from "../errors/render-plain-error.js";
 import { bearerToken } from "../http/keys.js";
-import type { RouteEnv } from "../http/route-env.js";
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { authenticationRequired } from "../pipeline/authorize-call.js";
 import { identifyCaller } from "../pipeline/caller.js";
@@ -19,18 +18,18 @@ import {
 } from "../window/fragment.js";
 import { describeSchema, SchemaExpansionError } from "../window/signature.js";
 import { addKeptRoutes } from "./kept-routes.js";
-import { jsonBodyOf, pageCharsOf } from "./request-parts.js";
+import { jsonBodyOf, pageCharsOf, type WindowEnv } from "./request-parts.js";
 
 /**
  * `/promptgate/window/*`: the window toolkit over HTTP, for controllers in any language (JSON in, JSON out, errors in
  * promptgate's plain shape). With gateway keys configured, a request presents one as a bearer key, as on the APIs.
  */
-export function windowRoutes(deps: Deps): Hono<RouteEnv> {
-  const window = new Hono<RouteEnv>();
+export function windowRoutes(deps: Deps): Hono<WindowEnv> {
+  const window = new Hono<WindowEnv>();
   window.use(async function requireGatewayKey(c, next) {
-    if ((await identifyCaller(deps, bearerToken(c.req.header("authorization") ?? null))) === undefined) {
-      return renderPlainError(authenticationRequired(), c.get("ref"));
-    }
+    const caller = await identifyCaller(deps, bearerToken(c.req.header("authorization") ?? null));
+    if (caller === undefined) return renderPlainError(authenticationRequired(), c.get("ref"));
+    c.set("caller", caller);
     await next();
   });
   window.onError((error, c) => {

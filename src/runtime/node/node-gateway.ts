@@ -17,7 +17,7 @@ import { createKeyRing, withStartUpKeyMode } from "../../pipeline/key-ring.js";
 import { configSecrets } from "../../pipeline/upstream-call.js";
 import { logInternalError } from "../../pipeline/write-log.js";
 import { loadPolicies, type PolicyFile, PolicyFileError } from "../../policy/load-policies.js";
-import type { PolicyRegistry } from "../../policy/policy-registry.js";
+import { currentPolicyNames } from "../../policy/policy-registry.js";
 import type { PolicyReload } from "../../policy/reload-policies.js";
 import { reloadablePolicies } from "../../policy/reloadable-policies.js";
 import { type ModelTable, modelTableFile, modelTableOf } from "../../routing/model-table.js";
@@ -76,11 +76,6 @@ export async function startUpRelayRefusal(environment: Environment): Promise<Con
   } finally {
     await store.close();
   }
-}
-
-/** The current policy names of a registry. */
-function policyNamesOf(policies: PolicyRegistry): string[] {
-  return [...new Set(policies.list().map((version) => version.policy.name))];
 }
 
 /** The model table of the policy folder (`models.toml`), or the shipped default where the folder has none. */
@@ -148,7 +143,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     throw refusal.defaultPolicy(configured, policies.list());
   }
   // A key file that is not valid refuses the start as a policy file does, naming the file, field and reason.
-  const fileKeys = await readKeyFile(policiesDir, policyNamesOf(policies), environment).catch((error: unknown) => {
+  const fileKeys = await readKeyFile(policiesDir, currentPolicyNames(policies), environment).catch((error: unknown) => {
     if (PolicyFileError.isInstance(error)) throw error;
     return refusal.folder("policies", policiesDir)(error);
   });

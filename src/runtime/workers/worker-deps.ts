@@ -5,6 +5,7 @@ import { JsonScanner } from "../../json/json-scanner.js";
 import { parseKeyFile } from "../../keys/key-file.js";
 import { createKeyRing, withStartUpKeyMode } from "../../pipeline/key-ring.js";
 import { identifyPolicies } from "../../policy/identify-policy.js";
+import { currentPolicyNames } from "../../policy/policy-registry.js";
 import { modelTableOf } from "../../routing/model-table.js";
 import { createSchemaValidators } from "../../schema/schema-validators.js";
 import { createSimulatedProvider, simulatedOrigin } from "../../simulated/simulated-provider.js";
@@ -70,7 +71,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     keyFile === undefined
       ? []
       : await parseKeyFile(keyFile.path, keyFile.text, {
-          policyNames: [...new Set(policies.list().map((version) => version.policy.name))],
+          policyNames: currentPolicyNames(policies),
           providerNames: surfaces.map((surface) => surface.name),
           credentialSet: (variable) => (variables[variable] ?? "") !== "",
         });

@@ -14,6 +14,7 @@ import { sha256Hex } from "../../../json/sha256-hex.js";
 import { keyFileName } from "../../../keys/key-file.js";
 import type { FileKey } from "../../../keys/named-key.js";
 import { loadPolicies, PolicyFileError } from "../../../policy/load-policies.js";
+import { currentPolicyNames } from "../../../policy/policy-registry.js";
 import type { Store } from "../../../store/store.js";
 import { surfaceNames } from "../../../surfaces/surfaces.js";
 import { chooseConfigFolders } from "../config-folders.js";
@@ -224,7 +225,7 @@ async function readPolicyFolder(
     throw new UsageError(`Cannot read the policy folder ${policiesDir}${reasonOf(error)}.`);
   }
   const policies = await loadPolicies(files, policySchema);
-  const policyNames = [...new Set(policies.list().map((version) => version.policy.name))];
+  const policyNames = currentPolicyNames(policies);
   try {
     return { policyNames, fileKeys: await readKeyFile(policiesDir, policyNames, environment) };
   } catch (error) {
