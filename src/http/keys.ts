@@ -6,7 +6,12 @@ import { sha256Hex } from "../json/sha256-hex.js";
  */
 export async function keysEqual(presented: string, expected: string): Promise<boolean> {
   const [left, right] = await Promise.all([sha256Hex(presented), sha256Hex(expected)]);
-  let difference = 0;
+  return hashesEqual(left, right);
+}
+
+/** Whether two SHA-256 hex digests are equal, in time that does not depend on where they differ. */
+export function hashesEqual(left: string, right: string): boolean {
+  let difference = left.length ^ right.length;
   for (let index = 0; index < left.length; index++) difference |= left.charCodeAt(index) ^ right.charCodeAt(index);
   return difference === 0;
 }

@@ -110,6 +110,11 @@ export interface FileKey {
 
 /** The named keys a gateway knows: those of `keys.toml`, and the store's as it last read them. */
 export interface KeyRing {
+  /**
+   * Whether a secret's SHA-256 is that of an unnamed key (`PROMPTGATE_KEYS`), compared in constant time against every
+   * one, whose digests are made once.
+   */
+  isUnnamedKey(secretSha256: string): Promise<boolean>;
   /** The keys of `keys.toml` as last loaded (replaced when the policies are reloaded). */
   fileKeys(): readonly FileKey[];
   /**

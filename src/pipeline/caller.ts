@@ -1,5 +1,4 @@
 import type { Deps } from "../deps.js";
-import { keysEqual } from "../http/keys.js";
 import { sha256Hex } from "../json/sha256-hex.js";
 import { keyWorks, type NamedKey } from "../keys/named-key.js";
 import { principalOf } from "./principal.js";
@@ -28,11 +27,10 @@ type CallerDeps = Pick<Deps, "config" | "store" | "keyRing" | "now">;
 export async function identifyCaller(deps: CallerDeps, presented: string | undefined): Promise<Caller | undefined> {
   if (!deps.config.gatewayKeyMode) return hashedCaller(deps, presented);
   if (presented === undefined) return undefined;
-  let unnamed = false;
-  for (const key of deps.config.gatewayKeys) if (await keysEqual(presented, key)) unnamed = true;
-  if (unnamed) return hashedCaller(deps, presented);
+  const digest = await sha256Hex(presented);
+  if (await deps.keyRing.isUnnamedKey(digest)) return hashedCaller(deps, presented);
   const now = deps.now().getTime();
-  const key = await deps.keyRing.keyOfSecret(await sha256Hex(presented), now);
+  const key = await deps.keyRing.keyOfSecret(digest, now);
   if (key === undefined || !keyWorks(key, now)) return undefined;
   await deps.keyRing.noteUse(key, now);
   const principal = Promise.resolve(key.id);

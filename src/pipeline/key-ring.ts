@@ -1,4 +1,6 @@
 import type { Config } from "../config.js";
+import { hashesEqual } from "../http/keys.js";
+import { sha256Hex } from "../json/sha256-hex.js";
 import type { FileKey, KeyRing, NamedKey } from "../keys/named-key.js";
 import type { KeyStore } from "../store/store.js";
 
@@ -18,13 +20,25 @@ export interface ReloadableKeyRing extends KeyRing {
  * The key ring of a gateway: the file's keys, and the store's, whose answers are kept a second, so that a call does
  * not ask the store each time while a key revoked on another node stops working within a second.
  */
-export function createKeyRing(options: { store: KeyStore; fileKeys: readonly FileKey[] }): ReloadableKeyRing {
+export function createKeyRing(options: {
+  store: KeyStore;
+  /** The unnamed keys (`PROMPTGATE_KEYS`). */
+  unnamedKeys: readonly string[];
+  fileKeys: readonly FileKey[];
+}): ReloadableKeyRing {
   const { store } = options;
+  let unnamedDigests: Promise<string[]> | undefined;
   let fileKeys = options.fileKeys;
   let fileBySecret = bySecret(fileKeys);
   const answers = new Map<string, { key: NamedKey | undefined; until: number }>();
   const touched = new Map<string, number>();
   return {
+    async isUnnamedKey(secretSha256) {
+      unnamedDigests ??= Promise.all(options.unnamedKeys.map(sha256Hex));
+      let unnamed = false;
+      for (const digest of await unnamedDigests) if (hashesEqual(secretSha256, digest)) unnamed = true;
+      return unnamed;
+    },
     fileKeys: () => fileKeys,
     replaceFileKeys(keys) {
       fileKeys = keys;

@@ -64,7 +64,7 @@ async function keyApp(environment: Record<string, string>): Promise<ReturnType<t
     now: () => new Date(clock),
   };
   const runtime = {
-    keyRing: createKeyRing({ store, fileKeys: [fileKey] }),
+    keyRing: createKeyRing({ store, unnamedKeys: [], fileKeys: [fileKey] }),
     secretNamed: (variable: string) => secrets[variable],
   };
   return createApp({ ...base, ...runtime });

@@ -107,7 +107,7 @@ describe("a transport that never gets a connection open", () => {
       schemas: new Map(),
       schemaValidators: testSchemaValidators,
       store,
-      keyRing: createKeyRing({ store, fileKeys: [] }),
+      keyRing: createKeyRing({ store, unnamedKeys: [], fileKeys: [] }),
       secretNamed: () => undefined,
       recordCall: async (record) => void records.push(record),
       newRef,

@@ -49,7 +49,7 @@ export async function appUnderTest(
     schemas: options.schemas ?? new Map(),
     schemaValidators: testSchemaValidators,
     store,
-    keyRing: createKeyRing({ store, fileKeys }),
+    keyRing: createKeyRing({ store, unnamedKeys: configured.gatewayKeys, fileKeys }),
     secretNamed: (variable) => environment[variable],
     recordCall: async (record) => {
       records.push(record);

@@ -129,8 +129,9 @@ export async function gatewayOn(
     testPolicy("jobs.one", { jobs: { max_running: 1, queue_seconds: 300 } as never }),
     testPolicy("errors.passthrough", { upstream_errors: { text: "passthrough" } }),
   ]);
+  const config = readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment });
   const deps: Deps = {
-    config: readConfig({ PROMPTGATE_DB: "memory", PROMPTGATE_LOG: "silent", ...environment }),
+    config,
     policies,
     models: modelTableOf(undefined, surfaces),
     surfaces,
@@ -139,7 +140,7 @@ export async function gatewayOn(
     schemas: new Map(),
     schemaValidators: testSchemaValidators,
     store,
-    keyRing: createKeyRing({ store, fileKeys: [] }),
+    keyRing: createKeyRing({ store, unnamedKeys: config.gatewayKeys, fileKeys: [] }),
     secretNamed: (variable) => environment[variable],
     recordCall: async (record) => void records.push(record),
     newRef,

@@ -178,7 +178,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
   const log = callLogger(logger);
   const unstored = (ref: string, error: unknown) =>
     logInternalError({ log }, ref, error, "record", configSecrets(config));
-  const keyRing = createKeyRing({ store, fileKeys });
+  const keyRing = createKeyRing({ store, unnamedKeys: config.gatewayKeys, fileKeys });
   const reloadPolicies = nodePolicyReload({
     config,
     policies: held,

@@ -85,7 +85,7 @@ export async function createIsolateDeps(env: WorkerEnv): Promise<IsolateDeps> {
     schemas: bundledNamedSchemas(),
     schemaValidators: createSchemaValidators({ precompiled: bundledValidators(), maxBytes: workerValidatorBytes }),
     store,
-    keyRing: createKeyRing({ store, fileKeys }),
+    keyRing: createKeyRing({ store, unnamedKeys: config.gatewayKeys, fileKeys }),
     secretNamed: (variable) => variables[variable],
     newRef,
     now: () => new Date(),
