@@ -138,15 +138,18 @@ export function moveTokens(
   count: number,
   bytes: number,
 ): void {
-  into.kind.set(from.kind.subarray(first, first + count), to);
-  into.size.set(from.size.subarray(first, first + count), to);
-  into.compact.set(from.compact.subarray(first, first + count), to);
-  into.flags.set(from.flags.subarray(first, first + count), to);
+  // One loop over every column: no view of a column is made for a copy.
   const tokens = to - first;
   for (let token = 0; token < count; token++) {
-    into.start[to + token] = (from.start[first + token] as number) + bytes;
-    into.end[to + token] = (from.end[first + token] as number) + bytes;
-    into.next[to + token] = (from.next[first + token] as number) + tokens;
+    const source = first + token;
+    const target = to + token;
+    into.kind[target] = from.kind[source] as number;
+    into.size[target] = from.size[source] as number;
+    into.compact[target] = from.compact[source] as number;
+    into.flags[target] = from.flags[source] as number;
+    into.start[target] = (from.start[source] as number) + bytes;
+    into.end[target] = (from.end[source] as number) + bytes;
+    into.next[target] = (from.next[source] as number) + tokens;
   }
 }
 

@@ -30,6 +30,53 @@ function keyIs(tape: Tape, key: number, name: string): boolean {
   return true;
 }
 
+/** The first UTF-16 unit of key token `key`'s name (NaN for ""), read from its bytes where they are its text. */
+export function keyFirstUnit(tape: Tape, key: number): number {
+  if (tape.flags[key] !== 0) return keyOf(tape, key).charCodeAt(0);
+  const start = (tape.start[key] as number) + 1;
+  return start < (tape.end[key] as number) - 1 ? (tape.bytes[start] as number) : Number.NaN;
+}
+
+/**
+ * Values by name, found for a key token by comparing its bytes: a key without escapes or bytes past ASCII (nearly
+ * every key) is never decoded to look it up.
+ */
+export class KeyTable<T> {
+  readonly #byName = new Map<string, T>();
+  /** The ASCII names by length, each with its value. */
+  readonly #byLength = new Map<number, { name: string; value: T }[]>();
+
+  constructor(entries: Iterable<readonly [string, T]>) {
+    for (const [name, value] of entries) {
+      this.#byName.set(name, value);
+      // Only an ASCII name can equal a key's bytes (a key of other text is decoded).
+      if (/[\u0080-\uffff]/.test(name)) continue;
+      const list = this.#byLength.get(name.length) ?? [];
+      list.push({ name, value });
+      this.#byLength.set(name.length, list);
+    }
+  }
+
+  get size(): number {
+    return this.#byName.size;
+  }
+
+  /** The value of key token `key`'s name, undefined when the table has none. */
+  find(tape: Tape, key: number): T | undefined {
+    if (tape.flags[key] !== 0) return this.#byName.get(keyOf(tape, key));
+    const start = (tape.start[key] as number) + 1;
+    const candidates = this.#byLength.get((tape.end[key] as number) - 1 - start);
+    if (candidates === undefined) return undefined;
+    const bytes = tape.bytes;
+    for (const { name, value } of candidates) {
+      let index = 0;
+      while (index < name.length && bytes[start + index] === name.charCodeAt(index)) index++;
+      if (index === name.length) return value;
+    }
+    return undefined;
+  }
+}
+
 /** The token of the value of member `name` of the object token `object`, or -1 when it has none. */
 export function memberToken(tape: Tape, object: number, name: string): number {
   const end = tape.next[object] as number;

@@ -135,7 +135,8 @@ export class CallFlow {
   async run(): Promise<Response> {
     const deps = this.#deps;
     const { surface, request, url } = this.#input;
-    const caller = await identifyCaller(deps, presentedCredentials(surface, request.headers, url)[0]);
+    const presented = presentedCredentials(surface, request.headers, url);
+    const caller = await identifyCaller(deps, presented[0]);
     if (caller === undefined) {
       // The contract records every call, but this is no call of a client the gateway knows: a record
       // and a log line each would let anyone fill the disk (with long headers, 30 KB a request). It is
@@ -148,7 +149,7 @@ export class CallFlow {
     this.#span = deps.tracing?.start(request);
     let finished: FinishedAnswer | undefined;
     try {
-      const resolved = await this.#resolve(caller);
+      const resolved = await this.#resolve(caller, presented.length > 0);
       finished =
         resolved.endpoint.kind === "proxy"
           ? { response: await this.#proxy(resolved as Resolved<ProxyEndpoint>), recordLater: false }
@@ -162,8 +163,11 @@ export class CallFlow {
     }
   }
 
-  /** Labels, credential, route and policy: the endpoint the request matched and the version it runs under. */
-  async #resolve(caller: Caller): Promise<Resolved<ProxyEndpoint | MeasuredEndpoint>> {
+  /**
+   * Labels, credential, route and policy: the endpoint the request matched and the version it runs under. `presents`
+   * tells whether the request carries a credential of its own.
+   */
+  async #resolve(caller: Caller, presents: boolean): Promise<Resolved<ProxyEndpoint | MeasuredEndpoint>> {
     const deps = this.#deps;
     const input = this.#input;
     const { surface, request, client, url, path, ref } = input;
@@ -171,7 +175,6 @@ export class CallFlow {
     // Checked before the record holds them: both are kept verbatim.
     const labels = callLabels(request.headers);
     recorder.noteLabels(labels.caseId, labels.callLabel, input.job);
-    const presents = presentedCredentials(surface, request.headers, url).length > 0;
     const credential = upstreamCredential(
       deps.config,
       surface,

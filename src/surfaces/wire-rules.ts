@@ -4,7 +4,7 @@ import { memberPath } from "../json/member-path.js";
 import { recurringValue } from "../json/recurring-values.js";
 import { type Tape, TapeKind } from "../json/tape.js";
 import { TapeText } from "../json/tape-text.js";
-import { keyOf, memberToken, tapeString, tapeValue } from "../json/tape-values.js";
+import { KeyTable, keyFirstUnit, keyOf, memberToken, tapeString, tapeValue } from "../json/tape-values.js";
 import { type CallText, emptyCall, type LogicalCall } from "../logical-call.js";
 import { codePoints, compactJsonCodePoints } from "../window/code-points.js";
 import { asArray, asObject, asString, optionalFlag, optionalObject, optionalString, textOf } from "./wire-fields.js";
@@ -308,7 +308,8 @@ export function object(members: Record<string, Rule>, options: ObjectOptions = {
       }
     }
   };
-  const aliases = new Set(declared.flatMap((member) => (member.alias === undefined ? [] : [member.alias])));
+  const aliases = new KeyTable(declared.flatMap(({ alias }) => (alias === undefined ? [] : [[alias, true] as const])));
+  const tapeMembers = new KeyTable(byKey);
   return withTape(objectRule, (tape, at, path, walk, key) => {
     if (absent(tape, at)) return;
     const end = tape.next[at] as number;
@@ -316,9 +317,10 @@ export function object(members: Record<string, Rule>, options: ObjectOptions = {
     // a parsed object lists first (an array index, such as "0").
     let plain = tape.kind[at] === TapeKind.Object;
     for (let token = at + 1; plain && token < end; token = tape.next[token + 1] as number) {
-      const name = keyOf(tape, token);
-      const first = name.charCodeAt(0);
-      if ((first >= 0x30 && first <= 0x39) || aliases.has(name)) plain = false;
+      const first = keyFirstUnit(tape, token);
+      if ((first >= 0x30 && first <= 0x39) || (aliases.size > 0 && aliases.find(tape, token) !== undefined)) {
+        plain = false;
+      }
     }
     if (!plain) return objectRule(valueAt(tape, at), path, walk, key);
     const readMember = (member: Member, token: number) =>
@@ -331,10 +333,11 @@ export function object(members: Record<string, Rule>, options: ObjectOptions = {
     }
     let seen = 0;
     for (let token = at + 1; token < end; token = tape.next[token + 1] as number) {
-      const name = keyOf(tape, token);
-      const member = byKey.get(name);
-      if (member === undefined) countOtherToken(walk, memberPath(path, name), name, tape, token + 1, true);
-      else {
+      const member = tapeMembers.find(tape, token);
+      if (member === undefined) {
+        const name = keyOf(tape, token);
+        countOtherToken(walk, memberPath(path, name), name, tape, token + 1, true);
+      } else {
         if (isRequired(member.rule)) seen++;
         if (!options.inOrder) readMember(member, token + 1);
       }
