@@ -5,11 +5,14 @@ import type { CallRecord } from "../record/call-record.js";
 import type { WindowEntry } from "../window/kept-quota.js";
 import { type CallUsage, callUsageOf, usageOfRecords } from "./call-usage.js";
 import { KeptTexts, keptText } from "./kept-texts.js";
+import { mergedChanges, mergedCharges, orderedCounters } from "./limit-counters-sql.js";
 import { randomSecret } from "./random-secret.js";
 import type {
   CachedPrefixRecord,
   CallQuery,
   CaseFreeze,
+  CounterKey,
+  CounterValue,
   EvidenceRecord,
   JobRecord,
   ResponseHistoryRecord,
@@ -110,6 +113,21 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
   const callTexts = new KeptTexts();
+  // The counters of limits, by scope and name, then by bucket: a read of a range looks at one limit's counters only.
+  // Not bounded as the rest (a counter dropped early would let a limit be exceeded): the sweep deletes expired ones.
+  const counters = new Map<string, Map<number, { used: number; expires: number }>>();
+  const limitKey = (key: Pick<CounterKey, "scope" | "name">) => JSON.stringify([key.scope, key.name]);
+  const counterOf = (key: CounterKey) => counters.get(limitKey(key))?.get(key.bucket);
+  const setCounter = (key: CounterKey, used: number, expires: number) => {
+    const limit = limitKey(key);
+    let buckets = counters.get(limit);
+    if (buckets === undefined) {
+      buckets = new Map();
+      counters.set(limit, buckets);
+    }
+    const kept = buckets.get(key.bucket);
+    buckets.set(key.bucket, { used, expires: Math.max(expires, kept?.expires ?? expires) });
+  };
   const callOf = (stored: StoredCall) => JSON.parse(keptText(stored.json)) as CallRecord;
   let callsWritten = 0;
 
@@ -273,6 +291,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       sweepExpired(responseHistories, now);
       sweepExpired(evidence, now);
       sweepExpired(sourceIndexes, now);
+      for (const [limit, buckets] of counters) {
+        for (const [bucket, counter] of buckets) if (counter.expires <= now) buckets.delete(bucket);
+        if (buckets.size === 0) counters.delete(limit);
+      }
       for (const [id, job] of [...jobs.entries()]) {
         if (job.endedAt === undefined || job.endedAt >= jobsEndedBefore) continue;
         if (job.endedAt < jobTombstonesEndedBefore) {
@@ -347,6 +369,40 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async touchKey(id, at) {
       const key = namedKeys.get(id);
       if (key !== undefined && (key.lastUsedAt === undefined || key.lastUsedAt < at)) key.lastUsedAt = at;
+    },
+
+    async chargeCounters(charges) {
+      // Duplicates summed under the smallest of their caps, as the SQL stores do (see `mergedCharges`).
+      const merged = mergedCharges(charges);
+      if (merged.some((charge) => (counterOf(charge)?.used ?? 0) + charge.amount > charge.cap)) return undefined;
+      for (const charge of merged) {
+        setCounter(charge, (counterOf(charge)?.used ?? 0) + charge.amount, charge.expires);
+      }
+      return charges.map(({ scope, name, bucket }) => ({
+        scope,
+        name,
+        bucket,
+        used: counterOf({ scope, name, bucket })?.used ?? 0,
+      }));
+    },
+    async changeCounters(changes) {
+      for (const change of mergedChanges(changes)) {
+        const kept = counterOf(change);
+        // What gives back never makes a counter that was never charged, as an UPDATE of no row does not.
+        if (kept === undefined && change.amount <= 0) continue;
+        setCounter(change, Math.max(0, (kept?.used ?? 0) + change.amount), change.expires);
+      }
+    },
+    async readCounters(ranges) {
+      const found: CounterValue[] = [];
+      for (const range of ranges) {
+        for (const [bucket, counter] of counters.get(limitKey(range)) ?? []) {
+          if (bucket >= range.from && bucket <= range.to) {
+            found.push({ scope: range.scope, name: range.name, bucket, used: counter.used });
+          }
+        }
+      }
+      return orderedCounters(found);
     },
 
     async appendCall(record) {

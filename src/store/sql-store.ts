@@ -3,9 +3,27 @@ import type { Policy, PolicyVersion } from "../policy/policy.js";
 import type { CallRecord } from "../record/call-record.js";
 import { callListingStatement } from "./call-listing-sql.js";
 import { usageRowOf, usageStatement } from "./call-usage.js";
+import {
+  changeStatements,
+  chargedValues,
+  chargeStatement,
+  counterReadStatements,
+  isCapRefusal,
+  mergedChanges,
+  mergedCharges,
+  orderedCounters,
+} from "./limit-counters-sql.js";
 import { randomSecret } from "./random-secret.js";
 import type { SqlStatement, SqlValue } from "./sql-statement.js";
-import type { JobRecord, JobState, ResponseHistoryRecord, SessionRecord, Store, UsageRow } from "./store.js";
+import type {
+  CounterValue,
+  JobRecord,
+  JobState,
+  ResponseHistoryRecord,
+  SessionRecord,
+  Store,
+  UsageRow,
+} from "./store.js";
 import { rowOfStored, storedStatement } from "./stored-text.js";
 
 /**
@@ -620,6 +638,31 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
       ]);
     },
 
+    async chargeCounters(charges) {
+      const merged = mergedCharges(charges);
+      if (merged.length === 0) return [];
+      // One statement, run now (a queued write could not say whether it was admitted): all or none, see
+      // limit-counters-sql.ts. Through `all`, which its RETURNING makes a read too.
+      let rows: CounterValue[];
+      try {
+        rows = await database.all<CounterValue>(chargeStatement(merged));
+      } catch (error) {
+        if (isCapRefusal(error)) return undefined;
+        throw error;
+      }
+      return chargedValues(charges, rows);
+    },
+    async changeCounters(changes) {
+      for (const statement of changeStatements(mergedChanges(changes))) await database.run(statement);
+    },
+    async readCounters(ranges) {
+      const found: CounterValue[] = [];
+      for (const statement of counterReadStatements(ranges)) {
+        found.push(...(await database.all<CounterValue>(statement)));
+      }
+      return orderedCounters(found).map(({ scope, name, bucket, used }) => ({ scope, name, bucket, used }));
+    },
+
     async appendCall(record) {
       await database.run(dialect.appendCall(record, JSON.stringify(record)));
     },
@@ -656,7 +699,7 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
     },
 
     async sweep({ now, jobsEndedBefore, jobTombstonesEndedBefore, sessionsIdleSince }) {
-      for (const table of ["cached_prefixes", "response_histories", "evidence", "source_indexes"]) {
+      for (const table of ["cached_prefixes", "response_histories", "evidence", "source_indexes", "limit_counters"]) {
         await database.run([`DELETE FROM ${table} WHERE expires_at <= ?`, [now]]);
       }
       await database.run([

@@ -338,6 +338,64 @@ export interface KeyStore {
   touchKey(id: string, at: number): Promise<void>;
 }
 
+/** One counter of a limit over time: a scope's (a principal under a policy, or a key), one limit's, one window's. */
+export interface CounterKey {
+  /** Whose counter: e.g. `policy:<name>:<principal>` or `key:<id>`; opaque to the store. */
+  scope: string;
+  /** The limit's name, e.g. `requests_per_minute`. */
+  name: string;
+  /** The window: its index in time (e.g. the UTC minute since the epoch); opaque to the store. */
+  bucket: number;
+}
+
+/** A charge to a counter, admitted only while the counter stays within `cap`. */
+export interface CounterCharge extends CounterKey {
+  /** What the charge adds (0 or more). */
+  amount: number;
+  /** The most the counter may hold after the charge. */
+  cap: number;
+  /** Epoch ms after which no limit reads the counter again (the sweep may delete it). */
+  expires: number;
+}
+
+/** A change to a counter without a cap: a reconciliation or a release. */
+export interface CounterChange extends CounterKey {
+  /** What the change adds; negative gives back. */
+  amount: number;
+  expires: number;
+}
+
+/** The counters of one scope and limit whose buckets lie in `from`..`to` (both included). */
+export interface CounterRange {
+  scope: string;
+  name: string;
+  from: number;
+  to: number;
+}
+
+/** A counter's value. */
+export interface CounterValue extends CounterKey {
+  used: number;
+}
+
+/**
+ * The counters of limits over time (requests, characters, tokens, calls in flight per window). Shared by every
+ * process and node on the store: a charge is atomic across them, so that a window is never exceeded.
+ */
+export interface LimitStore {
+  /**
+   * All or none: adds every charge's amount (0 or more) to its counter (a new counter starts at 0) when each counter
+   * then holds no more than its charge's cap, and returns every charged counter's value after the charge, in the
+   * charges' order; otherwise changes nothing and returns undefined. Atomic across every process and node sharing the
+   * store. No charges: an empty list.
+   */
+  chargeCounters(charges: readonly CounterCharge[]): Promise<CounterValue[] | undefined>;
+  /** Adds each change's amount, whatever the cap; a counter never goes below 0. */
+  changeCounters(changes: readonly CounterChange[]): Promise<void>;
+  /** The counters in the ranges; a counter never charged is left out. */
+  readCounters(ranges: readonly CounterRange[]): Promise<CounterValue[]>;
+}
+
 /** The store's own secrets. */
 export interface SecretStore {
   /**
@@ -363,8 +421,8 @@ export interface CallStore {
 /** The store as a whole: its upkeep, its reachability and its end. */
 export interface StoreUpkeep {
   /**
-   * Deletes the rows nobody will read again: cached prefixes, response histories, evidence and source indexes
-   * expired at `cutoffs.now`, the tombstones of answer jobs that ended before `cutoffs.jobTombstonesEndedBefore`, and
+   * Deletes the rows nobody will read again: cached prefixes, response histories, evidence, source indexes and limit
+   * counters expired at `cutoffs.now`, the tombstones of answer jobs that ended before `cutoffs.jobTombstonesEndedBefore`, and
    * sessions without a turn since `cutoffs.sessionsIdleSince` whose turn is free; drops the answer (`response`,
    * `error`) of a job that ended before `cutoffs.jobsEndedBefore`, keeping its tombstone, so that a poll is still told
    * it expired. Safe on many processes at once (a PostgreSQL store lets one node at a time do it).
@@ -393,5 +451,6 @@ export type Store = PolicyVersionStore &
   KeptStore &
   SecretStore &
   KeyStore &
+  LimitStore &
   CallStore &
   StoreUpkeep;

@@ -114,6 +114,7 @@ export const storeTables = [
   "source_indexes",
   "named_keys",
   "key_secrets",
+  "limit_counters",
 ];
 
 /** Runs the Store contract against the stores `createStore` makes, one fresh store per test. */
@@ -381,6 +382,224 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         expect(await store.getJob("resp_j1")).toEqual({ ...kept, response: null });
         await store.sweep({ ...cutoffs, jobTombstonesEndedBefore: 1_501 });
         expect(await store.getJob("resp_j1")).toBeUndefined();
+      });
+    });
+
+    describe("limit counters", () => {
+      // Buckets as minutes since the epoch and amounts near the largest a limit takes (1e12), as the gateway uses them.
+      const minute = 29_500_000;
+      const big = 1_000_000_000_000;
+      const rpm = { scope: "key:key_1", name: "requests_per_minute", bucket: minute };
+      const chars = { scope: "key:key_1", name: "chars_per_day", bucket: minute };
+      const other = { scope: "policy:default:p-alice", name: "requests_per_minute", bucket: minute };
+      const range = (key: { scope: string; name: string }, from: number, to: number) => ({
+        scope: key.scope,
+        name: key.name,
+        from,
+        to,
+      });
+
+      it("charges counters that start at 0, and returns each charged counter's value in the charges' order", async () => {
+        expect(await store.chargeCounters([])).toEqual([]);
+        expect(
+          await store.chargeCounters([
+            { ...rpm, amount: 1, cap: 2, expires: 9_000 },
+            { ...chars, amount: 500, cap: big, expires: 9_000 },
+          ]),
+        ).toEqual([
+          { ...rpm, used: 1 },
+          { ...chars, used: 500 },
+        ]);
+        expect(
+          await store.chargeCounters([
+            { ...chars, amount: big - 500, cap: big, expires: 9_000 },
+            { ...rpm, amount: 1, cap: 2, expires: 9_000 },
+          ]),
+        ).toEqual([
+          { ...chars, used: big },
+          { ...rpm, used: 2 },
+        ]);
+        expect(await store.readCounters([range(rpm, minute, minute), range(chars, minute, minute)])).toEqual([
+          { ...chars, used: big },
+          { ...rpm, used: 2 },
+        ]);
+      });
+
+      it("charges none when one counter among several would pass its cap, a new one or a kept one", async () => {
+        await store.chargeCounters([{ ...rpm, amount: 2, cap: 2, expires: 9_000 }]);
+        const fresh = { ...other, bucket: minute + 1 };
+        // The refused counter comes last, so that a store that applied the rows before it would show them.
+        expect(
+          await store.chargeCounters([
+            { ...chars, amount: 10, cap: 100, expires: 9_000 },
+            { ...fresh, amount: 1, cap: 5, expires: 9_000 },
+            { ...other, amount: 3, cap: 5, expires: 9_000 },
+            { ...rpm, amount: 1, cap: 2, expires: 9_000 },
+          ]),
+        ).toBeUndefined();
+        // A new counter past its cap from the start is refused too, and with it the rest.
+        expect(
+          await store.chargeCounters([
+            { ...chars, amount: 10, cap: 100, expires: 9_000 },
+            { ...fresh, amount: 6, cap: 5, expires: 9_000 },
+          ]),
+        ).toBeUndefined();
+        const all = [range(rpm, 0, big), range(chars, 0, big), range(other, 0, big)];
+        expect(await store.readCounters(all)).toEqual([{ ...rpm, used: 2 }]);
+        // A charge of 0 reads a counter within its cap, and refuses one above it.
+        expect(await store.chargeCounters([{ ...rpm, amount: 0, cap: 2, expires: 9_000 }])).toEqual([
+          { ...rpm, used: 2 },
+        ]);
+        expect(await store.chargeCounters([{ ...rpm, amount: 0, cap: 1, expires: 9_000 }])).toBeUndefined();
+      });
+
+      it("holds each counter to the cap of the charge at hand, which replaces the one before", async () => {
+        expect(await store.chargeCounters([{ ...rpm, amount: 5, cap: 10, expires: 9_000 }])).toBeDefined();
+        expect(await store.chargeCounters([{ ...rpm, amount: 1, cap: 5, expires: 9_000 }])).toBeUndefined();
+        expect(await store.chargeCounters([{ ...rpm, amount: 3, cap: 8, expires: 9_000 }])).toEqual([
+          { ...rpm, used: 8 },
+        ]);
+        // A higher cap admits again what a lower one refused.
+        expect(await store.chargeCounters([{ ...rpm, amount: 1, cap: 8, expires: 9_000 }])).toBeUndefined();
+        expect(await store.chargeCounters([{ ...rpm, amount: 1, cap: 20, expires: 9_000 }])).toEqual([
+          { ...rpm, used: 9 },
+        ]);
+      });
+
+      it("sums the charges of one counter named twice in a call, under the smaller cap", async () => {
+        expect(
+          await store.chargeCounters([
+            { ...rpm, amount: 2, cap: 10, expires: 9_000 },
+            { ...chars, amount: 1, cap: 10, expires: 9_000 },
+            { ...rpm, amount: 3, cap: 10, expires: 9_000 },
+          ]),
+        ).toEqual([
+          { ...rpm, used: 5 },
+          { ...chars, used: 1 },
+          { ...rpm, used: 5 },
+        ]);
+        expect(
+          await store.chargeCounters([
+            { ...rpm, amount: 1, cap: 10, expires: 9_000 },
+            { ...rpm, amount: 1, cap: 6, expires: 9_000 },
+          ]),
+        ).toBeUndefined();
+        expect(await store.readCounters([range(rpm, minute, minute)])).toEqual([{ ...rpm, used: 5 }]);
+      });
+
+      it("changes a counter whatever its cap, never below 0, and refuses the next charge of one over its cap", async () => {
+        await store.chargeCounters([{ ...chars, amount: 100, cap: 1_000, expires: 9_000 }]);
+        // A reconciliation past the cap is kept: a provider's count is what it is.
+        await store.changeCounters([{ ...chars, amount: 1_500, expires: 9_000 }]);
+        expect(await store.readCounters([range(chars, minute, minute)])).toEqual([{ ...chars, used: 1_600 }]);
+        expect(await store.chargeCounters([{ ...chars, amount: 1, cap: 1_000, expires: 9_000 }])).toBeUndefined();
+        await store.changeCounters([{ ...chars, amount: -700, expires: 9_000 }]);
+        expect(await store.chargeCounters([{ ...chars, amount: 100, cap: 1_000, expires: 9_000 }])).toEqual([
+          { ...chars, used: 1_000 },
+        ]);
+        // What gives back more than a counter holds leaves it at 0.
+        await store.changeCounters([
+          { ...chars, amount: -big, expires: 9_000 },
+          { ...rpm, amount: 3, expires: 9_000 },
+        ]);
+        expect(await store.readCounters([range(chars, minute, minute), range(rpm, minute, minute)])).toEqual([
+          { ...chars, used: 0 },
+          { ...rpm, used: 3 },
+        ]);
+        expect(await store.chargeCounters([{ ...chars, amount: 1_000, cap: 1_000, expires: 9_000 }])).toEqual([
+          { ...chars, used: 1_000 },
+        ]);
+        // Changes of one counter named twice are summed; a counter never charged is not made by giving back.
+        await store.changeCounters([
+          { ...rpm, amount: 2, expires: 9_000 },
+          { ...rpm, amount: -1, expires: 9_000 },
+          { ...other, amount: -5, expires: 9_000 },
+          { ...other, bucket: minute + 1, amount: 0, expires: 9_000 },
+        ]);
+        expect(await store.readCounters([range(rpm, minute, minute), range(other, 0, big)])).toEqual([
+          { ...rpm, used: 4 },
+        ]);
+        await store.changeCounters([]);
+      });
+
+      it("reads the counters of each range, bounds included, leaving out those never charged", async () => {
+        for (const bucket of [minute - 2, minute - 1, minute, minute + 1, minute + 3]) {
+          await store.chargeCounters([{ ...rpm, bucket, amount: bucket - minute + 10, cap: 100, expires: 9_000 }]);
+        }
+        await store.chargeCounters([{ ...other, amount: 7, cap: 100, expires: 9_000 }]);
+        await store.chargeCounters([{ ...chars, amount: 9, cap: 100, expires: 9_000 }]);
+        expect(await store.readCounters([range(rpm, minute - 1, minute + 3)])).toEqual([
+          { ...rpm, bucket: minute - 1, used: 9 },
+          { ...rpm, used: 10 },
+          { ...rpm, bucket: minute + 1, used: 11 },
+          { ...rpm, bucket: minute + 3, used: 13 },
+        ]);
+        expect(
+          await store.readCounters([
+            range(other, minute, minute),
+            range(rpm, minute - 2, minute - 2),
+            range({ scope: "key:key_2", name: rpm.name }, 0, big),
+            range(rpm, minute + 1, minute),
+          ]),
+        ).toEqual([
+          { ...rpm, bucket: minute - 2, used: 8 },
+          { ...other, used: 7 },
+        ]);
+        expect(await store.readCounters([])).toEqual([]);
+        // Many ranges at once (more than one statement's worth on D1).
+        const many = Array.from({ length: 45 }, (_, index) => range(rpm, minute - 2 + index, minute - 2 + index));
+        expect((await store.readCounters(many)).map((counter) => counter.used)).toEqual([8, 9, 10, 11, 13]);
+      });
+
+      it("keeps scopes and names apart whatever characters they hold", async () => {
+        const odd = { scope: 'key:"a",\u0000\ud800', name: "requests_per_minute", bucket: minute };
+        const twin = { scope: "key:", name: '"a",\u0000\ud800', bucket: minute };
+        await store.chargeCounters([{ ...odd, amount: 1, cap: 5, expires: 9_000 }]);
+        await store.chargeCounters([{ ...twin, amount: 2, cap: 5, expires: 9_000 }]);
+        expect(await store.readCounters([range(odd, minute, minute)])).toEqual([{ ...odd, used: 1 }]);
+        expect(await store.readCounters([range(twin, minute, minute)])).toEqual([{ ...twin, used: 2 }]);
+      });
+
+      it("is deleted by a sweep once expired, the later of its expiries kept", async () => {
+        await store.chargeCounters([{ ...rpm, amount: 1, cap: 5, expires: 2_000 }]);
+        await store.chargeCounters([{ ...rpm, amount: 1, cap: 5, expires: 1_000 }]);
+        await store.chargeCounters([{ ...chars, amount: 1, cap: 5, expires: 3_000 }]);
+        await store.changeCounters([{ ...other, amount: 1, expires: 3_001 }]);
+        const cutoffs = { jobsEndedBefore: 0, jobTombstonesEndedBefore: 0, sessionsIdleSince: 0 };
+        await store.sweep({ ...cutoffs, now: 1_999 });
+        const all = [range(rpm, 0, big), range(chars, 0, big), range(other, 0, big)];
+        expect(await store.readCounters(all)).toHaveLength(3);
+        await store.sweep({ ...cutoffs, now: 3_000 });
+        expect(await store.readCounters(all)).toEqual([{ ...other, used: 1 }]);
+        // A swept counter starts again at 0.
+        expect(await store.chargeCounters([{ ...chars, amount: 5, cap: 5, expires: 9_000 }])).toEqual([
+          { ...chars, used: 5 },
+        ]);
+      });
+
+      it("admits exactly up to the cap when many charge one counter at once", async () => {
+        // Reads side by side first, so that a store with a pool of connections has several open.
+        await Promise.all(Array.from({ length: 10 }, () => store.readCounters([range(rpm, 0, 0)])));
+        const charged = await Promise.all(
+          Array.from({ length: 60 }, (_, index) =>
+            store.chargeCounters(
+              index % 2 === 0
+                ? [
+                    { ...rpm, amount: 1, cap: 25, expires: 9_000 },
+                    { ...chars, amount: 1, cap: 1_000, expires: 9_000 },
+                  ]
+                : [
+                    { ...chars, amount: 1, cap: 1_000, expires: 9_000 },
+                    { ...rpm, amount: 1, cap: 25, expires: 9_000 },
+                  ],
+            ),
+          ),
+        );
+        expect(charged.filter((values) => values !== undefined)).toHaveLength(25);
+        expect(await store.readCounters([range(rpm, minute, minute), range(chars, minute, minute)])).toEqual([
+          { ...chars, used: 25 },
+          { ...rpm, used: 25 },
+        ]);
       });
     });
 
@@ -1066,7 +1285,7 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
           policies: ["investigation.bounded", "default"],
           models: ["gpt-*", "gemini-2.?-pro"],
           credentials: { "openai.chat.completions": "OPENAI_KEY_ANALYTICS", gemini: "GEMINI_KEY_ANALYTICS" },
-          limits: { requests_per_minute: 60, daily: { chars: 1_000_000, strict: true }, note: null },
+          limits: { requests_per_minute: 60, chars_per_day: 1_000_000, concurrent: 4 },
           createdAt: 1_700_000_000_000,
           expiresAt: 1_800_000_000_000,
         });

@@ -1356,5 +1356,12 @@ export const migrations: { name: string; statements: string[] }[] = [
       "CREATE INDEX IF NOT EXISTS calls_usage_by_team ON calls (team, time) WHERE team IS NOT NULL",
       "CREATE INDEX IF NOT EXISTS calls_usage_by_time ON calls (time) WHERE key_id IS NOT NULL"
     ]
+  },
+  {
+    "name": "0010_limit_counters.sql",
+    "statements": [
+      "CREATE TABLE IF NOT EXISTS limit_counters (\n  scope TEXT NOT NULL,\n  name TEXT NOT NULL,\n  bucket INTEGER NOT NULL,\n  used INTEGER NOT NULL,\n  cap INTEGER NOT NULL,\n  expires_at INTEGER NOT NULL,\n  PRIMARY KEY (scope, name, bucket),\n  CONSTRAINT limit_counters_within_cap CHECK (used <= cap)\n)",
+      "CREATE INDEX IF NOT EXISTS limit_counters_by_expiry ON limit_counters (expires_at)"
+    ]
   }
 ];
