@@ -3,7 +3,9 @@ import { sha256Hex } from "../json/sha256-hex.js";
 import { type KeyObject, keyObject } from "../keys/key-object.js";
 import { type KeySettingsContext, KeySettingsError, readKeySettings } from "../keys/key-settings.js";
 import { type FileKey, type NamedKey, newKeyId, newKeySecret } from "../keys/named-key.js";
-import type { KeyStore } from "../store/store.js";
+import { keyScope, policyScope, type WindowStatus, windowStatus } from "../limits/admission.js";
+import { deadlineSecondsOf, defaultDeadlineSeconds, type Policy } from "../policy/policy.js";
+import type { KeyStore, LimitStore } from "../store/store.js";
 
 /** The longest grace a rotation may give the earlier secrets: 30 days, in seconds. */
 export const maxGraceSeconds = 30 * 24 * 60 * 60;
@@ -92,6 +94,47 @@ export async function getKey(admin: KeyAdmin, id: string): Promise<KeyObject> {
   const key = (await admin.store.getKey(id)) ?? admin.fileKeys().find((fileKey) => fileKey.key.id === id)?.key;
   if (key === undefined) throw notFound();
   return keyObject(key);
+}
+
+/** A window of a key's limits as the admin API shows it; a window of a policy's limits names the policy. */
+export type KeyWindow = WindowStatus & { policy?: string };
+
+/** What reading a key's windows uses besides the keys: the counters, and the policies the key may use. */
+export interface KeyLimitsContext {
+  store: LimitStore;
+  /** The current version of a policy name; undefined when no policy has the name (any more). */
+  policy(name: string): Policy | undefined;
+  /** The policy a call that names none runs under (`PROMPTGATE_DEFAULT_POLICY`). */
+  defaultPolicy: string;
+}
+
+/**
+ * The use of a key's windows now: those of its own limits (counted across its policies), then, for every policy the
+ * key may use (its `policies`, or the default policy when it names none) that has limits, that policy's windows as
+ * they count for the key (its principal is its id), each naming the policy. A key of `keys.toml` alike.
+ */
+export async function keyLimits(
+  admin: KeyAdmin,
+  id: string,
+  context: KeyLimitsContext,
+): Promise<{ windows: KeyWindow[] }> {
+  const key = (await admin.store.getKey(id)) ?? admin.fileKeys().find((fileKey) => fileKey.key.id === id)?.key;
+  if (key === undefined) throw notFound();
+  const now = admin.now();
+  const windows: KeyWindow[] = [];
+  if (key.limits !== undefined) {
+    const scope = { scope: keyScope(key.id), limits: key.limits };
+    windows.push(...(await windowStatus(context.store, scope, now, defaultDeadlineSeconds * 1000)));
+  }
+  const names = key.policies.length === 0 ? [context.defaultPolicy] : key.policies;
+  for (const name of new Set(names)) {
+    const policy = context.policy(name);
+    if (policy?.limits === undefined) continue;
+    const scope = { scope: policyScope(policy.name, key.id), limits: policy.limits };
+    const statuses = await windowStatus(context.store, scope, now, deadlineSecondsOf(policy) * 1000);
+    for (const status of statuses) windows.push({ ...status, policy: policy.name });
+  }
+  return { windows };
 }
 
 /** Changes a key's settings: the members `body` gives replace the key's, `null` clears an optional one. */

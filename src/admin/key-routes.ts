@@ -9,6 +9,8 @@ import {
   getKey,
   type KeyAdmin,
   KeyAdminError,
+  type KeyLimitsContext,
+  keyLimits,
   listKeys,
   revokeKey,
   rotateKey,
@@ -16,7 +18,8 @@ import {
 } from "./key-admin.js";
 
 /**
- * `/promptgate/admin/keys`: named keys made, listed, changed, revoked and rotated (mounted behind the admin key).
+ * `/promptgate/admin/keys`: named keys made, listed, changed, revoked and rotated, and the use of their limits'
+ * windows (mounted behind the admin key).
  */
 export function keyRoutes(deps: Deps): Hono<RouteEnv> {
   const keys = new Hono<RouteEnv>();
@@ -29,6 +32,18 @@ export function keyRoutes(deps: Deps): Hono<RouteEnv> {
       providerNames: deps.surfaces.map((surface) => surface.name),
       credentialSet: (variable: string) => (deps.secretNamed(variable) ?? "") !== "",
     }),
+  };
+  const limits: KeyLimitsContext = {
+    store: deps.store,
+    policy: (name) => {
+      try {
+        return deps.policies.resolve(name).policy;
+      } catch (error) {
+        if (GatewayError.isInstance(error) && error.code === "POLICY_NOT_FOUND") return undefined;
+        throw error;
+      }
+    },
+    defaultPolicy: deps.config.defaultPolicy,
   };
   // A key changed here counts on this node at once; every other node sharing the store sees it within a second.
   keys.use(async (c, next) => {
@@ -44,6 +59,9 @@ export function keyRoutes(deps: Deps): Hono<RouteEnv> {
   keys.get("/", (c) => answer(c, async () => c.json(await listKeys(admin), 200, refHeader(c.get("ref")))));
   keys.get("/:id", (c) =>
     answer(c, async () => c.json(await getKey(admin, c.req.param("id")), 200, refHeader(c.get("ref")))),
+  );
+  keys.get("/:id/limits", (c) =>
+    answer(c, async () => c.json(await keyLimits(admin, c.req.param("id"), limits), 200, refHeader(c.get("ref")))),
   );
   keys.patch("/:id", (c) =>
     answer(c, async () => {
