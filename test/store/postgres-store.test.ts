@@ -131,6 +131,95 @@ if (postgresUrl === "") {
     });
   });
 
+  describe("postgresStore limit counters", () => {
+    it("admits exactly up to a cap when four nodes charge one counter at once", async () => {
+      const url = await freshDatabase();
+      const nodes = await Promise.all([1, 2, 3, 4].map(() => testPostgresStore(url)));
+      try {
+        const counter = { scope: "key:shared", name: "requests_per_minute", bucket: 29_500_000, expires: 9_000 };
+        const tokens = { ...counter, name: "tokens_per_day" };
+        // Ten charges at a time on each node, one a connection of its pool: they queue on the counter's row lock on
+        // the server, not for a connection in a pool. 160 tries in all; half name the two counters the other way
+        // round (no deadlock: a charge locks its counters in one order).
+        const pair = [
+          { ...counter, amount: 1, cap: 100 },
+          { ...tokens, amount: 1_000_000_000, cap: 1_000_000_000_000 },
+        ];
+        const charged = (
+          await Promise.all(
+            nodes.flatMap((node, nodeIndex) =>
+              Array.from({ length: 10 }, async (_, lane) => {
+                const outcomes = [];
+                for (let attempt = 0; attempt < 4; attempt += 1) {
+                  const reversed = (nodeIndex + lane + attempt) % 2 === 1;
+                  outcomes.push(await node.chargeCounters(reversed ? [...pair].reverse() : pair));
+                }
+                return outcomes;
+              }),
+            ),
+          )
+        ).flat();
+        expect(charged).toHaveLength(160);
+        expect(charged.filter((values) => values !== undefined)).toHaveLength(100);
+        // What each admitted charge was told is the counter's value after it: 1 … 100, each once.
+        const seen = charged.flatMap((values) => values?.filter((value) => value.name === counter.name) ?? []);
+        expect(seen.map((value) => value.used).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 100 }, (_, index) => index + 1),
+        );
+        expect(
+          await nodes[0]?.readCounters([
+            { scope: counter.scope, name: counter.name, from: counter.bucket, to: counter.bucket },
+            { scope: tokens.scope, name: tokens.name, from: tokens.bucket, to: tokens.bucket },
+          ]),
+        ).toEqual([
+          { scope: counter.scope, name: counter.name, bucket: counter.bucket, used: 100 },
+          { scope: tokens.scope, name: tokens.name, bucket: tokens.bucket, used: 100_000_000_000 },
+        ]);
+      } finally {
+        await Promise.all(nodes.map((node) => node.close()));
+      }
+    });
+
+    it("refuses a charge past a cap as the server's CHECK, undoing the rows the statement changed before it", async () => {
+      const url = await freshDatabase();
+      const store = await testPostgresStore(url);
+      try {
+        const counter = (name: string) => ({ scope: "key:k", name, bucket: 7, expires: 9_000 });
+        await store.chargeCounters([{ ...counter("m"), amount: 1, cap: 5 }]);
+        await store.chargeCounters([{ ...counter("z"), amount: 5, cap: 5 }]);
+        expect(
+          await store.chargeCounters([
+            { ...counter("a"), amount: 1, cap: 5 },
+            { ...counter("m"), amount: 1, cap: 5 },
+            { ...counter("z"), amount: 1, cap: 5 },
+          ]),
+        ).toBeUndefined();
+        const read = (name: string) => ({ scope: "key:k", name, from: 0, to: 10 });
+        expect(await store.readCounters([read("a"), read("m"), read("z")])).toEqual([
+          { scope: "key:k", name: "m", bucket: 7, used: 1 },
+          { scope: "key:k", name: "z", bucket: 7, used: 5 },
+        ]);
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        const columns = await client.query(
+          "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'limit_counters' ORDER BY column_name",
+        );
+        await client.query("DROP TABLE limit_counters");
+        await client.end();
+        expect(columns.rows.filter((row) => row.data_type === "bigint").map((row) => row.column_name)).toEqual([
+          "bucket",
+          "cap",
+          "expires_at",
+          "used",
+        ]);
+        // Any other error is no refusal: it is thrown.
+        await expect(store.chargeCounters([{ ...counter("a"), amount: 1, cap: 5 }])).rejects.toThrow(/limit_counters/);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
   describe("postgresStore connections", () => {
     async function admin<T>(sql: string, values: unknown[] = []): Promise<T[]> {
       const client = new pg.Client({ connectionString: postgresUrl });

@@ -244,6 +244,7 @@ describe("sqliteStore", () => {
 describe("sqliteStore across processes", () => {
   type Child = ChildProcessByStdio<Writable, Readable, null>;
   const childScript = fileURLToPath(new URL("./freeze-in-child-process.ts", import.meta.url));
+  const chargeScript = fileURLToPath(new URL("./charge-in-child-process.ts", import.meta.url));
   const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
 
   /** Resolves with the child's first stdout line that starts with `prefix`. */
@@ -298,4 +299,68 @@ describe("sqliteStore across processes", () => {
     expect(rows).toEqual([{ sha256: caseOne[0] }]);
     expect(perCase).toEqual({ cases, rows: cases });
   }, 60_000);
+
+  it("admits exactly up to a cap, both counters of a charge or neither, when four processes charge at once", async () => {
+    const path = freshPath();
+    const buckets = 40;
+    const tries = 15;
+    const children: Child[] = [1, 2, 3, 4].map(() =>
+      spawn(process.execPath, ["--import", "tsx", chargeScript, path, String(buckets), String(tries)], {
+        cwd: projectRoot,
+        stdio: ["pipe", "pipe", "inherit"],
+      }),
+    );
+    await Promise.all(children.map((child) => lineOf(child, "ready")));
+    const results = children.map((child) => lineOf(child, "admitted "));
+    for (const child of children) child.stdin.end("go\n");
+    const admittedByChild = (await Promise.all(results)).map(
+      (line) => JSON.parse(line.slice("admitted ".length)) as number[],
+    );
+
+    // Each bucket's 60 tries admitted exactly 10, however the processes shared them.
+    for (let bucket = 0; bucket < buckets; bucket += 1) {
+      expect(admittedByChild.reduce((sum, admitted) => sum + (admitted[bucket] ?? 0), 0)).toBe(10);
+    }
+    const store = sqliteStore(path);
+    const counters = await store.readCounters([
+      { scope: "key:shared", name: "requests", from: 1, to: buckets },
+      { scope: "key:shared", name: "chars", from: 1, to: buckets },
+    ]);
+    await store.close();
+    expect(counters).toHaveLength(2 * buckets);
+    expect(counters.every((counter) => counter.used === 10)).toBe(true);
+  }, 60_000);
+});
+
+describe("sqliteStore limit counters", () => {
+  it("undoes the rows a charge's statement changed before the one past its cap (two connections to one file)", async () => {
+    const path = freshPath();
+    const first = sqliteStore(path);
+    const second = sqliteStore(path);
+    try {
+      const counter = (name: string) => ({ scope: "key:k", name, bucket: 7, expires: 9_000 });
+      expect(await first.chargeCounters([{ ...counter("z"), amount: 5, cap: 5 }])).toBeDefined();
+      // "a" and "m" sort before "z": the statement inserts and updates them before it meets "z" past its cap.
+      await second.chargeCounters([{ ...counter("m"), amount: 1, cap: 5 }]);
+      const refused = await second.chargeCounters([
+        { ...counter("a"), amount: 1, cap: 5 },
+        { ...counter("m"), amount: 1, cap: 5 },
+        { ...counter("z"), amount: 1, cap: 5 },
+      ]);
+      expect(refused).toBeUndefined();
+      const read = (name: string) => ({ scope: "key:k", name, from: 0, to: 10 });
+      expect(await first.readCounters([read("a"), read("m"), read("z")])).toEqual([
+        { scope: "key:k", name: "m", bucket: 7, used: 1 },
+        { scope: "key:k", name: "z", bucket: 7, used: 5 },
+      ]);
+      // Any other error is no refusal: it is thrown.
+      const database = new Database(path);
+      database.exec("DROP TABLE limit_counters");
+      database.close();
+      await expect(first.chargeCounters([{ ...counter("a"), amount: 1, cap: 5 }])).rejects.toThrow(/no such table/);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
 });
