@@ -192,10 +192,22 @@ export class Recorder implements CallRecorder {
     this.#record.upstream_error = upstreamError;
   }
 
-  /** A failure's code, and what the provider said and the stage timeout that ended its call, where known. */
+  /**
+   * A failure's code, the window of a limit that refused the call, and what the provider said and the stage timeout
+   * that ended its call, where known.
+   */
   noteFailure(error: GatewayError): void {
     const record = this.#record;
     record.error = error.code;
+    const limit = error.details.limit;
+    if (limit !== undefined) {
+      record.limit = {
+        window: limit.window,
+        limit: limit.limit,
+        used: limit.used,
+        retry_after_seconds: limit.retry_after_seconds,
+      };
+    }
     if (error.details.upstreamError !== undefined) record.upstream_error = error.details.upstreamError;
     const timedOut = timedOutStageOf(error.details.upstreamError?.reason);
     if (timedOut !== undefined) record.upstream_timeout = timedOut;

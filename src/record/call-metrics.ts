@@ -1,4 +1,4 @@
-import { policyNameOf } from "../policy/policy.js";
+import { type LimitName, limitNames, policyNameOf } from "../policy/policy.js";
 import type { CallRecord } from "./call-record.js";
 
 /**
@@ -28,4 +28,16 @@ export function refusingCheck(record: CallRecord): "preflight" | "provider" {
 /** A record's policy name without its version, or `none` before one was resolved. */
 export function policyLabel(record: CallRecord): string {
   return record.policy === undefined ? "none" : policyNameOf(record.policy);
+}
+
+const knownLimitNames: ReadonlySet<string> = new Set<string>(limitNames);
+
+/**
+ * The window of the limit that refused a call, for a metric: one of the limit names (`requests_per_minute` …), `other`
+ * for a name the gateway does not know; undefined when no limit refused the call.
+ */
+export function refusingWindow(record: CallRecord): LimitName | "other" | undefined {
+  const window = record.limit?.window;
+  if (window === undefined) return undefined;
+  return knownLimitNames.has(window) ? (window as LimitName) : "other";
 }

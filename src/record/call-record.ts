@@ -31,6 +31,15 @@ export interface CallKey {
   team: string | null;
 }
 
+/** The window that refused a call, as its record keeps it. */
+export interface RecordedLimit {
+  /** The limit's name, e.g. `requests_per_minute`. */
+  window: string;
+  limit: number;
+  used: number;
+  retry_after_seconds: number;
+}
+
 /** One call as the gateway records it, append-only (contract section 7). Never holds prompt text or keys. */
 export interface CallRecord {
   ref: string;
@@ -96,6 +105,11 @@ export interface CallRecord {
   usage?: { input_tokens?: number; output_tokens?: number };
   /** The error code the client received, if any. */
   error: string | undefined;
+  /**
+   * The window of a limit over time that refused the call (`RATE_LIMITED`, `BUDGET_EXHAUSTED`): the limit's name, the
+   * limit, what the window had counted before the call, and the seconds until it has room (as the client was told).
+   */
+  limit?: RecordedLimit;
   /**
    * A provider failure as it came: its class, status and error text with keys redacted. The only
    * place upstream error text is kept (unless the policy passes it through to the client).

@@ -1,7 +1,13 @@
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { PromptSize } from "../../errors/prompt-size.js";
 import { teamPattern } from "../../keys/key-settings.js";
-import { type CallMetrics, policyLabel, refusingCheck, validationOutcome } from "../../record/call-metrics.js";
+import {
+  type CallMetrics,
+  policyLabel,
+  refusingCheck,
+  refusingWindow,
+  validationOutcome,
+} from "../../record/call-metrics.js";
 import type { CallRecord } from "../../record/call-record.js";
 import type { ModelTable } from "../../routing/model-table.js";
 import { operationOf } from "./gen-ai-span.js";
@@ -39,8 +45,8 @@ export function teamLabels(max = maxTeamLabels): (record: CallRecord) => string 
 /**
  * The gateway's Prometheus metrics (prom-client), made from each call's record. Every label is bounded: a surface,
  * a provider (`simulated` or a configured origin), a policy name, a decision, an error code, a check, a validation
- * outcome, a model only when the model table names it (any other is `other`), and the team of a named key (at most
- * `maxTeamLabels`, see `teamLabels`); never a case, a ref or a key.
+ * outcome, a model only when the model table names it (any other is `other`), the team of a named key (at most
+ * `maxTeamLabels`, see `teamLabels`) and the name of a limit's window; never a case, a ref or a key.
  */
 export function prometheusMetrics(options: { models: () => ModelTable; public: boolean }): CallMetrics & {
   registry: Registry;
@@ -56,6 +62,11 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
     name: "promptgate_rejections_total",
     help: "Calls refused before any provider call, by the check that refused them, the code and the team of the named key.",
     labelNames: ["policy", "check", "code", "team"],
+  });
+  const limitRejections = counterFamily(registry, {
+    name: "promptgate_limit_rejections_total",
+    help: "Calls refused by a limit over time (RATE_LIMITED or BUDGET_EXHAUSTED), by the team of the named key and the window that refused them (the limit's name).",
+    labelNames: ["team", "window"],
   });
   const totals = histogramFamily(registry, {
     name: "promptgate_prompt_total_chars",
@@ -146,6 +157,8 @@ export function prometheusMetrics(options: { models: () => ModelTable; public: b
       const team = teamOf(record);
       calls(record.surface, record.provider, policy, record.decision, code, team).inc();
       if (record.decision === "rejected") rejections(policy, refusingCheck(record), code, team).inc();
+      const window = refusingWindow(record);
+      if (window !== undefined) limitRejections(team, window).inc();
       observeSize(policy, record.preflight);
       observeSize(policy, record.provider_check);
       const prefix = record.provider_check?.cache_prefix_chars ?? 0;
