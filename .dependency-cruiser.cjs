@@ -13,6 +13,7 @@ const layers = [
   { name: "record", paths: ["^src/record/"] },
   { name: "keys", paths: ["^src/keys/"] },
   { name: "store", paths: ["^src/store/"] },
+  { name: "limits", paths: ["^src/limits/"] },
   { name: "surfaces, simulated", paths: ["^src/surfaces/", "^src/simulated/"] },
   { name: "config", paths: ["^src/config[^/]*\\.ts$"] },
   { name: "routing", paths: ["^src/routing/"] },

@@ -28,6 +28,8 @@ export type GatewayErrorCode =
   | "RECALL_ONE_EVIDENCE"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
+  | "RATE_LIMITED"
+  | "BUDGET_EXHAUSTED"
   | FailureClass;
 
 /** What the call record keeps of a failed provider call; never rendered to the client. */
@@ -60,6 +62,8 @@ export interface GatewayErrorDetails {
   headers?: Record<string, string>;
   /** When the client may retry, from the provider's retry information (`retry-after`, Gemini's RetryInfo). */
   retryAfterMs?: number;
+  /** The window of a limit over time that refused the call (contract section 10). */
+  limit?: { window: string; limit: number; used: number; retry_after_seconds: number };
   /** For the call record only: the provider's failure (keys and quoted input masked). */
   upstreamError?: UpstreamErrorRecord;
 }
@@ -79,7 +83,7 @@ export class GatewayError extends Error {
     readonly details: GatewayErrorDetails = {},
   ) {
     super(message);
-    this.retryable = transientClasses.has(code);
+    this.retryable = transientClasses.has(code) || code === "RATE_LIMITED";
   }
 
   static isInstance(value: unknown): value is GatewayError {

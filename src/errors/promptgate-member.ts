@@ -5,6 +5,7 @@ export function promptgateMember(error: GatewayError, ref: string): Record<strin
   const member: Record<string, unknown> = { code: error.code, ref, retryable: error.retryable };
   if (error.details.promptSize) member.prompt_size = error.details.promptSize;
   if (error.details.diagnostics !== undefined) member.diagnostics = error.details.diagnostics;
+  if (error.details.limit !== undefined) member.limit = error.details.limit;
   return member;
 }
 

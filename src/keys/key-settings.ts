@@ -1,20 +1,7 @@
 import { isObject, type JsonObject } from "../json/json-object.js";
 import { closestName } from "../policy/closest-name.js";
+import { limitNames } from "../policy/policy.js";
 import type { KeySettings } from "./named-key.js";
-
-/** The names of limits over time that a key's `limits` object (and a policy's `[limits]` table) takes. */
-export const limitNames = [
-  "requests_per_minute",
-  "requests_per_hour",
-  "requests_per_day",
-  "chars_per_minute",
-  "chars_per_hour",
-  "chars_per_day",
-  "chars_per_30_days",
-  "tokens_per_day",
-  "tokens_per_30_days",
-  "concurrent",
-] as const;
 
 /** The members a key's settings take on the wire (the admin API's JSON, the CLI, `keys.toml`). */
 export const keySettingNames = ["name", "team", "policies", "models", "credentials", "expires_at", "limits"] as const;

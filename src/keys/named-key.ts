@@ -1,3 +1,5 @@
+import type { Limits } from "../policy/policy.js";
+
 /**
  * A named key: who a caller is to the operator, and what it may do. The store keeps it, and a hash of its secret,
  * never the secret itself; a `keys.toml` beside the policies holds keys of the same shape (read-only through the API).
@@ -18,7 +20,7 @@ export interface NamedKey {
    */
   credentials: Readonly<Record<string, string>>;
   /** Limits over time, kept and shown as the operator gave them. */
-  limits: Readonly<Record<string, unknown>> | undefined;
+  limits: Limits | undefined;
   /** Epoch milliseconds. */
   createdAt: number;
   /** When the key stops working (epoch milliseconds); undefined: never. */

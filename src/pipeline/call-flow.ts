@@ -32,6 +32,7 @@ import {
   sendAttempt,
 } from "./call-attempts.js";
 import { callLabels } from "./call-labels.js";
+import { admitUnderLimits } from "./call-limits.js";
 import { callRecorder, type Recorder } from "./call-recorder.js";
 import { citationCheckOf } from "./call-sources.js";
 import { type Caller, identifyCaller } from "./caller.js";
@@ -61,6 +62,8 @@ const rejections = new Set([
   "SESSION_SETTINGS_CHANGED",
   "SESSION_TOKEN_LIMIT",
   "INVALID_ANSWER_LIMIT",
+  "RATE_LIMITED",
+  "BUDGET_EXHAUSTED",
 ]);
 
 const encoder = new TextEncoder();
@@ -260,6 +263,17 @@ export class CallFlow {
     const measured = await this.#measure(resolved);
     if (measured.job !== undefined)
       return { response: await this.#createJob(measured, measured.job), recordLater: false };
+    if (measured.scope.endpoint.kind === "generate") {
+      const { measurements } = measured.first;
+      await admitUnderLimits({
+        deps: this.#deps,
+        caller: this.#input.caller as Caller,
+        policy: measured.scope.policy,
+        size: (measurements.provider ?? measurements.preflight) as PromptSize,
+        headers: this.#headers,
+        recorder: this.#recorder,
+      });
+    }
     const sent = await this.#send(measured);
     return this.#finish(measured, sent);
   }

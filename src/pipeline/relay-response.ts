@@ -25,7 +25,13 @@ export function relayedHeaders(
   const headers: Record<string, string> = {};
   // By name, not Object.entries: a pair per header is garbage on every call.
   const given = upstream.headers;
+  // Under a limit of the gateway's, its own remaining room replaces the provider's.
+  const ownLimits =
+    extraHeaders["x-ratelimit-remaining-requests"] !== undefined ||
+    extraHeaders["x-ratelimit-remaining-tokens"] !== undefined ||
+    extraHeaders["x-promptgate-remaining-chars"] !== undefined;
   for (const name of Object.keys(given)) {
+    if (ownLimits && name.startsWith("x-ratelimit-")) continue;
     if (name === "content-type" || isAllowed(name, allowed) || (name === simulatedLabel && source.upstream.simulated)) {
       headers[name] = given[name] as string;
     }

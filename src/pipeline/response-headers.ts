@@ -42,6 +42,11 @@ export class ResponseHeaders {
     this.#headers["x-promptgate-citations-removed"] = String(count);
   }
 
+  /** The remaining room of the call's limits over time (`x-ratelimit-*`, `x-promptgate-remaining-chars`). */
+  limits(headers: Readonly<Record<string, string>>): void {
+    Object.assign(this.#headers, headers);
+  }
+
   /** The headers as they stand now, for a response. */
   all(): Record<string, string> {
     return { ...this.#headers };

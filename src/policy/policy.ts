@@ -72,6 +72,11 @@ export interface Policy {
   /** Answer jobs (`background: true`). Optional, without a default object; `jobLimitsOf` fills it in. */
   jobs?: JobLimits;
   /**
+   * Limits over time, per principal under this policy (contract section 10). Optional, without a default object: a
+   * policy without it keeps its identity and has no limits.
+   */
+  limits?: Limits;
+  /**
    * Where a call's answer cites its sources, checked against the source index the call names
    * (`x-promptgate-sources`, seeds 003 and 004). Optional; `citationsOf` gives `/citations` and `source_id`.
    */
@@ -209,3 +214,22 @@ export interface PolicyVersion {
   /** Where it was loaded from, for messages. */
   source: string;
 }
+
+/** The names of limits over time that a policy's `[limits]` table and a key's `limits` object take. */
+export const limitNames = [
+  "requests_per_minute",
+  "requests_per_hour",
+  "requests_per_day",
+  "chars_per_minute",
+  "chars_per_hour",
+  "chars_per_day",
+  "chars_per_30_days",
+  "tokens_per_day",
+  "tokens_per_30_days",
+  "concurrent",
+] as const;
+
+export type LimitName = (typeof limitNames)[number];
+
+/** Limits over time by name, each a positive integer. */
+export type Limits = Readonly<Partial<Record<LimitName, number>>>;

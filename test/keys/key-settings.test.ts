@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   type KeySettingsContext,
   KeySettingsError,
-  limitNames,
   parseDateTime,
   readKeySettings,
 } from "../../src/keys/key-settings.js";
 import type { KeySettings } from "../../src/keys/named-key.js";
+import { limitNames } from "../../src/policy/policy.js";
 
 const now = Date.parse("2026-12-07T12:00:00Z");
 const context: KeySettingsContext = {
