@@ -56,7 +56,14 @@ function masterSequence(seed: number, surrogates: boolean): string[] {
   return sequence;
 }
 
-const masters = [masterSequence(1, false), masterSequence(2, true)];
+/** A master sequence joined once, with where each of its entries starts in the text (and where the last ends). */
+function joinedMaster(sequence: string[]): { text: string; starts: Uint32Array } {
+  const starts = new Uint32Array(sequence.length + 1);
+  for (let index = 0; index < sequence.length; index++) starts[index + 1] = starts[index]! + sequence[index]!.length;
+  return { text: sequence.join(""), starts };
+}
+
+const masters = [joinedMaster(masterSequence(1, false)), joinedMaster(masterSequence(2, true))];
 
 /**
  * S with exactly `length` code points: "«S»" and a slice of a master sequence chosen by the seed;
@@ -67,7 +74,9 @@ export function buildBigString(length: number, seed: number, surrogates: boolean
   const body = length - 3;
   const offset = Math.abs(seed) % (masterLength - body);
   // A slice must not start with a low surrogate that the marker's last character could pair with: it cannot ("»").
-  return `«S»${master.slice(offset, offset + body).join("")}`;
+  // Entries `offset` to `offset + body` of the sequence, cut from its joined text (joining them each time cost a
+  // tenth of an oracle file's time).
+  return `«S»${master.text.slice(master.starts[offset], master.starts[offset + body])}`;
 }
 
 /**
@@ -193,8 +202,12 @@ export interface DuplicateKey {
   escaped: boolean;
 }
 
+/** `\uXXXX` of each code unit, made when first needed. */
+const hexEscapes: string[] = new Array(0x10000);
+
 function hex4(unit: number): string {
-  return `\\u${unit.toString(16).padStart(4, "0")}`;
+  hexEscapes[unit] ??= `\\u${unit.toString(16).padStart(4, "0")}`;
+  return hexEscapes[unit];
 }
 
 /** A JSON string literal; escapes what JSON requires, lone surrogates, and at random more. */
@@ -223,17 +236,20 @@ function samePath(a: Path, b: Path): boolean {
 export function render(value: Json, options: RenderOptions, duplicate?: DuplicateKey): string {
   const random = prng(options.seed);
   const space = options.indent;
+  // The path of a node is only needed to find the duplicate's object: without one, every node is given the root's.
+  const child = duplicate ? (path: Path, segment: string | number): Path => [...path, segment] : (path: Path) => path;
   const go = (node: Json, path: Path): string => {
     if (node === null || typeof node === "boolean" || typeof node === "number") return JSON.stringify(node);
     if (typeof node === "string") return quote(node, random, options.escapeRate);
     if (Array.isArray(node))
-      return `[${space}${node.map((item, index) => go(item, [...path, index])).join(`,${space}`)}${space}]`;
+      return `[${space}${node.map((item, index) => go(item, child(path, index))).join(`,${space}`)}${space}]`;
     const members = Object.entries(node).map(
-      ([key, member]) => `${quote(key, random, options.escapeRate)}${space ? ": " : ":"}${go(member, [...path, key])}`,
+      ([key, member]) =>
+        `${quote(key, random, options.escapeRate)}${space ? ": " : ":"}${go(member, child(path, key))}`,
     );
     if (duplicate && samePath(duplicate.path, path)) {
       const key = quote(duplicate.key, random, duplicate.escaped ? 1 : options.escapeRate);
-      const extra = `${key}:${go(duplicate.value, [...path, duplicate.key])}`;
+      const extra = `${key}:${go(duplicate.value, child(path, duplicate.key))}`;
       if (duplicate.first) members.unshift(extra);
       else members.push(extra);
     }
