@@ -20,8 +20,9 @@ export function validationOutcome(record: CallRecord): "valid" | "invalid" | "re
   return record.repair === undefined ? "valid" : "repaired";
 }
 
-/** The check that refused a call for its size: the provider check when it ran, else the preflight. */
-export function refusingCheck(record: CallRecord): "preflight" | "provider" {
+/** The check that refused a call: a limit over time, else (for its size) the provider check when it ran, else the preflight. */
+export function refusingCheck(record: CallRecord): "preflight" | "provider" | "limit" {
+  if (record.limit !== undefined) return "limit";
   return record.provider_check === undefined ? "preflight" : "provider";
 }
 
