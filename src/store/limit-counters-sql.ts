@@ -9,8 +9,20 @@ import type { CounterChange, CounterCharge, CounterKey, CounterRange, CounterVal
 // PostgreSQL the upsert's row locks make concurrent charges of one counter take turns, each checking the row as the
 // one before it left it; SQLite writes one statement at a time per database.
 
-/** The most ranges one read names: D1 binds at most 100 parameters a statement, a range takes four. */
+/** The parameters a counter's row of an upsert binds, and a range of a read. */
+const parametersPerRow = 6;
+const parametersPerRange = 4;
+
+/** The most ranges one read names: their ORs nest, and D1 refuses an expression deeper than 100. */
 const rangesPerRead = 20;
+
+/** The items in groups of at most `size` (at least one a group). */
+function groupsOf<Item>(items: readonly Item[], size: number): Item[][] {
+  const per = Math.max(1, Math.floor(size));
+  const groups: Item[][] = [];
+  for (let start = 0; start < items.length; start += per) groups.push(items.slice(start, start + per));
+  return groups;
+}
 
 /** The columns of a counter's row, in the order the upserts give them. */
 const columns = "scope, name, bucket, used, cap, expires_at";
@@ -89,22 +101,25 @@ export function mergedChanges(changes: readonly CounterChange[]): CounterChange[
 }
 
 /**
- * The one statement of a charge (of `mergedCharges`, at least one): adds each amount and sets each counter's cap to
- * the charge's; fails the CHECK, changing nothing, when a counter would exceed it. Returns each counter's row as the
- * charge left it, in no particular order (see `chargedValues`).
+ * The statements of a charge (of `mergedCharges`, at least one), each binding at most `maxParameters`: one wherever
+ * the engine binds enough (SQLite, PostgreSQL), several on D1 (100 a statement), to be run as one transaction. Each
+ * adds its amounts and sets each counter's cap to the charge's; it fails the CHECK, changing nothing, when a counter
+ * would exceed it. Each returns its counters' rows as it left them, in no particular order (see `chargedValues`).
  */
-export function chargeStatement(charges: readonly CounterCharge[]): SqlStatement {
-  const values: SqlValue[] = [];
-  for (const charge of charges) {
-    values.push(charge.scope, charge.name, charge.bucket, charge.amount, charge.cap, charge.expires);
-  }
-  return [
-    `INSERT INTO limit_counters (${columns}) VALUES ${charges.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
-     ON CONFLICT (scope, name, bucket) DO UPDATE SET
-       used = limit_counters.used + excluded.used, cap = excluded.cap, expires_at = ${laterExpiry}
-     RETURNING scope, name, bucket, used`,
-    values,
-  ];
+export function chargeStatements(charges: readonly CounterCharge[], maxParameters: number): SqlStatement[] {
+  return groupsOf(charges, maxParameters / parametersPerRow).map((group) => {
+    const values: SqlValue[] = [];
+    for (const charge of group) {
+      values.push(charge.scope, charge.name, charge.bucket, charge.amount, charge.cap, charge.expires);
+    }
+    return [
+      `INSERT INTO limit_counters (${columns}) VALUES ${group.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
+       ON CONFLICT (scope, name, bucket) DO UPDATE SET
+         used = limit_counters.used + excluded.used, cap = excluded.cap, expires_at = ${laterExpiry}
+       RETURNING scope, name, bucket, used`,
+      values,
+    ];
+  });
 }
 
 /**
@@ -112,17 +127,17 @@ export function chargeStatement(charges: readonly CounterCharge[]): SqlStatement
  * raises each cap with its counter (a new counter's cap is its amount); what gives back (or adds nothing) is an
  * update per counter that stops at 0 and leaves a counter never charged absent.
  */
-export function changeStatements(changes: readonly CounterChange[]): SqlStatement[] {
+export function changeStatements(changes: readonly CounterChange[], maxParameters: number): SqlStatement[] {
   const statements: SqlStatement[] = [];
   const adding = changes.filter((change) => change.amount > 0);
-  if (adding.length > 0) {
+  const raised = "limit_counters.used + excluded.used";
+  for (const group of groupsOf(adding, maxParameters / parametersPerRow)) {
     const values: SqlValue[] = [];
-    for (const change of adding) {
+    for (const change of group) {
       values.push(change.scope, change.name, change.bucket, change.amount, change.amount, change.expires);
     }
-    const raised = "limit_counters.used + excluded.used";
     statements.push([
-      `INSERT INTO limit_counters (${columns}) VALUES ${adding.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
+      `INSERT INTO limit_counters (${columns}) VALUES ${group.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}
        ON CONFLICT (scope, name, bucket) DO UPDATE SET
          used = ${raised},
          cap = CASE WHEN ${raised} > limit_counters.cap THEN ${raised} ELSE limit_counters.cap END,
@@ -142,23 +157,18 @@ export function changeStatements(changes: readonly CounterChange[]): SqlStatemen
   return statements;
 }
 
-/** The reads of the counters in `ranges`, a few ranges a statement; an empty range is left out. */
-export function counterReadStatements(ranges: readonly CounterRange[]): SqlStatement[] {
+/** The reads of the counters in `ranges`, each binding at most `maxParameters`; an empty range is left out. */
+export function counterReadStatements(ranges: readonly CounterRange[], maxParameters: number): SqlStatement[] {
   const wanted = ranges.filter((range) => {
     checkInteger(range.from, "bucket");
     checkInteger(range.to, "bucket");
     return range.from <= range.to;
   });
-  const statements: SqlStatement[] = [];
-  for (let start = 0; start < wanted.length; start += rangesPerRead) {
-    const chunk = wanted.slice(start, start + rangesPerRead);
-    statements.push([
-      `SELECT scope, name, bucket, used FROM limit_counters
-       WHERE ${chunk.map(() => "(scope = ? AND name = ? AND bucket >= ? AND bucket <= ?)").join(" OR ")}`,
-      chunk.flatMap((range) => [range.scope, range.name, range.from, range.to]),
-    ]);
-  }
-  return statements;
+  return groupsOf(wanted, Math.min(rangesPerRead, maxParameters / parametersPerRange)).map((group) => [
+    `SELECT scope, name, bucket, used FROM limit_counters
+     WHERE ${group.map(() => "(scope = ? AND name = ? AND bucket >= ? AND bucket <= ?)").join(" OR ")}`,
+    group.flatMap((range) => [range.scope, range.name, range.from, range.to]),
+  ]);
 }
 
 /**

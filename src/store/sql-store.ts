@@ -6,7 +6,7 @@ import { usageRowOf, usageStatement } from "./call-usage.js";
 import {
   changeStatements,
   chargedValues,
-  chargeStatement,
+  chargeStatements,
   counterReadStatements,
   isCapRefusal,
   mergedChanges,
@@ -36,6 +36,13 @@ export interface SqlExecutor {
   all<Row>(statement: SqlStatement): Promise<Row[]>;
   /** Runs `write`, then `read`, as one atomic step under the database's write lock; returns the read's first row. */
   writeThenRead<Row>(write: SqlStatement, read: SqlStatement): Promise<Row | undefined>;
+  /**
+   * Runs the statements now, in order, as one atomic step (one transaction): a statement that fails undoes them all
+   * and its error is thrown. Returns each statement's rows.
+   */
+  batch<Row>(statements: readonly SqlStatement[]): Promise<Row[][]>;
+  /** The most parameters one statement may bind: 100 on D1, far more on SQLite and PostgreSQL. */
+  readonly maxParameters: number;
   close(): Promise<void>;
 }
 
@@ -244,6 +251,9 @@ function withStoredTexts(database: SqlExecutor): SqlExecutor {
       (await database.all<Row>(storedStatement(statement))).map((row) => rowOfStored(row)),
     writeThenRead: async <Row>(write: SqlStatement, read: SqlStatement) =>
       rowOfStored(await database.writeThenRead<Row>(storedStatement(write), storedStatement(read))),
+    batch: async <Row>(statements: readonly SqlStatement[]) =>
+      (await database.batch<Row>(statements.map(storedStatement))).map((rows) => rows.map((row) => rowOfStored(row))),
+    maxParameters: database.maxParameters,
     close: () => database.close(),
   };
 }
@@ -641,11 +651,16 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
     async chargeCounters(charges) {
       const merged = mergedCharges(charges);
       if (merged.length === 0) return [];
-      // One statement, run now (a queued write could not say whether it was admitted): all or none, see
-      // limit-counters-sql.ts. Through `all`, which its RETURNING makes a read too.
+      // Run now (a queued write could not say whether it was admitted), all or none (see limit-counters-sql.ts): one
+      // statement where the engine binds enough parameters, else several in one transaction. Through `all`, which the
+      // statement's RETURNING makes a read too.
+      const statements = chargeStatements(merged, database.maxParameters);
       let rows: CounterValue[];
       try {
-        rows = await database.all<CounterValue>(chargeStatement(merged));
+        rows =
+          statements.length === 1
+            ? await database.all<CounterValue>(statements[0] as SqlStatement)
+            : (await database.batch<CounterValue>(statements)).flat();
       } catch (error) {
         if (isCapRefusal(error)) return undefined;
         throw error;
@@ -653,11 +668,13 @@ export function sqlStore(executor: SqlExecutor, dialect: SqlDialect = sqliteDial
       return chargedValues(charges, rows);
     },
     async changeCounters(changes) {
-      for (const statement of changeStatements(mergedChanges(changes))) await database.run(statement);
+      for (const statement of changeStatements(mergedChanges(changes), database.maxParameters)) {
+        await database.run(statement);
+      }
     },
     async readCounters(ranges) {
       const found: CounterValue[] = [];
-      for (const statement of counterReadStatements(ranges)) {
+      for (const statement of counterReadStatements(ranges, database.maxParameters)) {
         found.push(...(await database.all<CounterValue>(statement)));
       }
       return orderedCounters(found).map(({ scope, name, bucket, used }) => ({ scope, name, bucket, used }));

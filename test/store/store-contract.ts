@@ -487,6 +487,36 @@ export function describeStore(name: string, createStore: () => Store | Promise<S
         expect(await store.readCounters([range(rpm, minute, minute)])).toEqual([{ ...rpm, used: 5 }]);
       });
 
+      it("charges many counters at once all or none (more than one statement's worth on D1)", async () => {
+        const counterAt = (index: number) => ({ ...rpm, name: `limit_${100 + index}` });
+        const many = Array.from({ length: 25 }, (_, index) => counterAt(index));
+        const all = many.map((counter) => range(counter, minute, minute));
+        await store.chargeCounters([{ ...counterAt(24), amount: 3, cap: 3, expires: 9_000 }]);
+        await store.chargeCounters([{ ...counterAt(0), amount: 1, cap: 3, expires: 9_000 }]);
+        // Past its cap the last of them, then the first: either way none is charged.
+        for (const refused of [24, 0]) {
+          const charges = many.map((counter, index) => ({
+            ...counter,
+            amount: index === 0 ? 3 : 1,
+            cap: index === refused || index === 24 ? 3 : 10,
+            expires: 9_000,
+          }));
+          expect(await store.chargeCounters(charges)).toBeUndefined();
+          expect((await store.readCounters(all)).map((counter) => counter.used)).toEqual([1, 3]);
+        }
+        const charged = await store.chargeCounters(
+          many.map((counter) => ({ ...counter, amount: 1, cap: 10, expires: 9_000 })),
+        );
+        expect(charged?.map((counter) => counter.used)).toEqual([2, ...new Array(23).fill(1), 4]);
+        await store.changeCounters(many.map((counter) => ({ ...counter, amount: 2, expires: 9_000 })));
+        await store.changeCounters(many.map((counter) => ({ ...counter, amount: -1, expires: 9_000 })));
+        expect((await store.readCounters(all)).map((counter) => counter.used)).toEqual([
+          3,
+          ...new Array(23).fill(2),
+          5,
+        ]);
+      });
+
       it("changes a counter whatever its cap, never below 0, and refuses the next charge of one over its cap", async () => {
         await store.chargeCounters([{ ...chars, amount: 100, cap: 1_000, expires: 9_000 }]);
         // A reconciliation past the cap is kept: a provider's count is what it is.

@@ -263,6 +263,25 @@ export async function postgresStore(options: PostgresOptions): Promise<Store & {
         client.release();
       }
     },
+    async batch<Row>(statements: readonly SqlStatement[]) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const results: Row[][] = [];
+        for (const [sql, params] of statements) {
+          results.push((await client.query({ text: textOf(sql), values: params as unknown[] })).rows as Row[]);
+        }
+        await client.query("COMMIT");
+        return results;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    // The protocol's parameter count is 16 bits.
+    maxParameters: 65_535,
     close: () => pool.end(),
   };
   const store = sqlStore(executor, postgresDialect);

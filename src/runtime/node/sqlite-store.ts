@@ -155,6 +155,15 @@ export function sqliteStore(path: string): Store {
     prepared(write[0]).run(...write[1]);
     return prepared(read[0]).get(...read[1]);
   });
+  // A statement that fails throws out of the transaction, which better-sqlite3 then rolls back.
+  const batch = database.transaction((statements: readonly SqlStatement[]): unknown[][] =>
+    statements.map(([sql, params]) => {
+      const statement = prepared(sql);
+      if (statement.reader) return statement.all(...params);
+      statement.run(...params);
+      return [];
+    }),
+  );
   const writes = groupCommit(database, (statement) => prepared(statement[0]).run(...statement[1]));
   return sqlStore({
     run: writes.run,
@@ -167,6 +176,11 @@ export function sqliteStore(path: string): Store {
     async writeThenRead<Row>(write: SqlStatement, read: SqlStatement) {
       return writeThenRead.immediate(write, read) as Row | undefined;
     },
+    async batch<Row>(statements: readonly SqlStatement[]) {
+      return batch.immediate(statements) as Row[][];
+    },
+    // SQLITE_MAX_VARIABLE_NUMBER of the SQLite better-sqlite3 builds.
+    maxParameters: 32_766,
     async close() {
       writes.flush();
       database.close();

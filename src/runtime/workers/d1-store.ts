@@ -89,6 +89,13 @@ export function d1Store(db: D1Database, migrations: readonly D1Migration[]): Sto
       const [, result] = await db.batch<Row>([await bound(write), await bound(read)]);
       return result?.results[0];
     },
+    // A D1 batch is one transaction: a statement that fails rolls back the batch.
+    async batch<Row>(statements: readonly SqlStatement[]) {
+      const prepared = await Promise.all(statements.map(bound));
+      return (await db.batch<Row>(prepared)).map((result) => result.results);
+    },
+    // D1 binds at most 100 parameters a statement.
+    maxParameters: 100,
     // The binding belongs to the isolate; there is nothing to close.
     async close() {},
   });
