@@ -1186,6 +1186,73 @@ export const namedSchemas: [string, unknown][] = [
             }
           }
         },
+        "limits": {
+          "description": "Limits over time, counted per principal under this policy (each key, or each pass-through credential, has its own windows). Windows are fixed and aligned to UTC. Has no default object: a policy without it keeps its identity and has no limits.",
+          "type": "object",
+          "additionalProperties": false,
+          "properties": {
+            "requests_per_minute": {
+              "description": "Calls per UTC minute.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "requests_per_hour": {
+              "description": "Calls per UTC hour.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "requests_per_day": {
+              "description": "Calls per UTC day.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "chars_per_minute": {
+              "description": "Characters (each call's conservative_total_chars) per UTC minute.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "chars_per_hour": {
+              "description": "Characters per UTC hour.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "chars_per_day": {
+              "description": "Characters per UTC day.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "chars_per_30_days": {
+              "description": "Characters in the current UTC day and the 29 before it.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "tokens_per_day": {
+              "description": "Provider-reported tokens (input + output) per UTC day; a call is admitted on its estimate (characters / cache.chars_per_token).",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "tokens_per_30_days": {
+              "description": "Provider-reported tokens in the current UTC day and the 29 before it.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            },
+            "concurrent": {
+              "description": "Calls in flight at once.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000000
+            }
+          }
+        },
         "citations": {
           "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.",
           "type": "object",

@@ -3590,7 +3590,7 @@ validate202.evaluated = { "props": true, "dynamicProps": false, "dynamicItems": 
 
 // standalone:standalone:2
 var standalone_2_default = validate203;
-var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 }, "schemas": { "description": "The named schemas (files NAME.json in PROMPTGATE_SCHEMAS) a call's response schema must be one of, compared by content whether the client sends it natively or names it with x-promptgate-schema; a call with any other response schema is refused with INVALID_REQUEST before anything is sent. A call without a response schema is not affected. Unset: any schema.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,100}$" } }, "max_invalid_per_case": { "description": "The most answers that fail the full schema a case (x-promptgate-case) may have under this policy name; once it has that many, its calls are refused with INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count (DELETE /promptgate/admin/cases/{case}/invalid-answers). Repaired answers are valid. Unset: no cap.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 }, "connect_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_CONNECT_SECONDS (default 10): seconds until the connection to the provider is open and the request goes out; past it the call ends in `timeout` (504).", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 }, "first_byte_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS (default 120): seconds a streamed call waits, once its request went out, for the answer's head (status and headers); past it the call ends in `timeout` (504). A non-streamed answer is bounded by deadline_seconds alone.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 }, "idle_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_IDLE_SECONDS (default 120): seconds a streamed answer may go without bytes, from its head on; past it the stream ends with the surface's native error event (`timeout`).", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } }, "citations": { "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "at": { "description": "JSON Pointer of the arrays of citations in the answer; `*` stands for every member or item on the way (e.g. /findings/*/citations). Default /citations.", "type": "string", "pattern": "^(/[^/]*)*$", "maxLength": 200 }, "field": { "description": "The member of a citation object that names its source; a citation that is a string is its own id. Default source_id.", "type": "string", "minLength": 1, "maxLength": 100 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
+var schema313 = { "title": "promptgate policy", "description": "One policy file (TOML). Only `name` and `window` are required; every other member has the default given here, filled in before the policy's identity is computed.", "type": "object", "additionalProperties": false, "required": ["name", "window"], "properties": { "name": { "description": "The policy's name, used in URLs and refs (`name@sha256`).", "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "description": { "description": "What the policy is for. Part of the content, so it changes the identity.", "type": "string", "maxLength": 1e3 }, "window": { "description": "The bounded prompt window, in Unicode code points.", "type": "object", "additionalProperties": false, "required": ["enforce", "target_chars", "limit_chars", "reserve_chars"], "properties": { "enforce": { "description": "true: both checks reject an oversize call; false: measure and report only.", "type": "boolean" }, "target_chars": { "description": "Size a call should stay under; exceeding it is reported, not refused. At most limit_chars.", "type": "integer", "minimum": 0 }, "limit_chars": { "description": "Hard limit for both the preflight and the provider check.", "type": "integer", "minimum": 0 }, "reserve_chars": { "description": "Added to the measured total in the preflight check. Less than limit_chars.", "type": "integer", "minimum": 0 }, "unknown_fields": { "description": "Fields the surface does not know at all: `count` them as other_chars (what an unset value means), or `reject` the call with INVALID_REQUEST naming the path. No default is filled in, so policies without it keep their identity.", "enum": ["count", "reject"] }, "max_media_parts": { "description": "The most binary media parts (images, audio, video, PDF) a call may carry; over it, the call is refused like an oversize one. Unset: no cap.", "type": "integer", "minimum": 0 } } }, "gemini": { "description": "How a response schema is sent to Gemini.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "projection": { "enum": ["nested", "outer", "none"], "default": "nested" }, "schema_field": { "enum": ["responseJsonSchema", "responseSchema"], "default": "responseJsonSchema" }, "unions": { "description": "How the nested projection writes an anyOf or oneOf of several alternatives for responseJsonSchema: any_of keeps them as anyOf, which Gemini enforces; common_shape writes one node that accepts what any of them accepts. The outer projection and responseSchema always write the common shape. No default is filled in, so policies without it keep their identity; unset means any_of.", "enum": ["any_of", "common_shape"] } } }, "validation": { "description": "Local validation of structured responses against the full schema.", "type": "object", "additionalProperties": false, "default": {}, "properties": { "enabled": { "type": "boolean", "default": true }, "on_invalid": { "enum": ["error", "annotate"], "default": "annotate" }, "max_schema_chars": { "description": "The most Unicode code points a response schema the client sends may have as compact JSON; a larger one is refused with INVALID_REQUEST before anything is sent. Named schemas (x-promptgate-schema) are not capped. No default is filled in, so policies without it keep their identity; unset means 100000.", "type": "integer", "minimum": 1 }, "schemas": { "description": "The named schemas (files NAME.json in PROMPTGATE_SCHEMAS) a call's response schema must be one of, compared by content whether the client sends it natively or names it with x-promptgate-schema; a call with any other response schema is refused with INVALID_REQUEST before anything is sent. A call without a response schema is not affected. Unset: any schema.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,100}$" } }, "max_invalid_per_case": { "description": "The most answers that fail the full schema a case (x-promptgate-case) may have under this policy name; once it has that many, its calls are refused with INVALID_ANSWER_LIMIT (not retryable) until an admin resets the count (DELETE /promptgate/admin/cases/{case}/invalid-answers). Repaired answers are valid. Unset: no cap.", "type": "integer", "minimum": 1 } } }, "repair": { "description": "Declared envelope unwraps; none unless named here.", "type": "array", "default": [], "items": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$", "description": "JSON Pointer of the value that may carry the envelope." }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } }, "cache": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "unknown_prefix": { "description": "What a cached prefix or previous response the gateway cannot measure gets.", "enum": ["reject", "estimate"], "default": "reject" }, "chars_per_token": { "description": "Characters assumed per provider token when estimating; the default 5 is above the ~4 of English prose, to err on the safe side.", "type": "number", "exclusiveMinimum": 0, "default": 5 } } }, "upstream_errors": { "type": "object", "additionalProperties": false, "default": {}, "properties": { "text": { "description": "Whether a provider's error text reaches the client.", "enum": ["redacted", "passthrough"], "default": "redacted" } } }, "upstream": { "description": "The provider call. Has no default object, so a policy without it keeps its identity; its members' defaults apply once the table is present, and 960 seconds applies without it.", "type": "object", "additionalProperties": false, "properties": { "deadline_seconds": { "description": "Seconds a provider call may take, a streamed answer included, before the gateway aborts it and answers `timeout` (504). Default 960.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 960 }, "connect_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_CONNECT_SECONDS (default 10): seconds until the connection to the provider is open and the request goes out; past it the call ends in `timeout` (504).", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 }, "first_byte_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_FIRST_BYTE_SECONDS (default 120): seconds a streamed call waits, once its request went out, for the answer's head (status and headers); past it the call ends in `timeout` (504). A non-streamed answer is bounded by deadline_seconds alone.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 }, "idle_seconds": { "description": "Overrides PROMPTGATE_UPSTREAM_IDLE_SECONDS (default 120): seconds a streamed answer may go without bytes, from its head on; past it the stream ends with the surface's native error event (`timeout`).", "type": "number", "exclusiveMinimum": 0, "maximum": 86400 } } }, "translation": { "description": "OpenAI calls translated for a model routed to another provider (see models.toml). Has no default object, so a policy without it keeps its identity.", "type": "object", "additionalProperties": false, "properties": { "droppable": { "description": 'Chat Completions parameters a translation may drop where the provider has no counterpart (e.g. "logit_bias"); every other such parameter is refused with INVALID_REQUEST naming it. Default: none.', "type": "array", "items": { "type": "string", "minLength": 1, "maxLength": 100 }, "uniqueItems": true, "maxItems": 100, "default": [] } } }, "session": { "description": "Follow-up sessions over Responses previous_response_id. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "idle_hours": { "description": "Hours without a turn after which a session has expired (SESSION_EXPIRED). Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 }, "max_days": { "description": "Days after its first turn after which a session has expired, however active. Default 7.", "type": "number", "exclusiveMinimum": 0, "maximum": 365, "default": 7 }, "max_start_tokens": { "description": "Estimated tokens (characters divided by cache.chars_per_token) a session's first turn may carry (SESSION_TOKEN_LIMIT). Default 900000.", "type": "integer", "minimum": 1, "default": 9e5 }, "max_total_tokens": { "description": "Estimated tokens a turn may carry together with its session's whole history (SESSION_TOKEN_LIMIT). Default 1000000.", "type": "integer", "minimum": 1, "default": 1e6 }, "queue_seconds": { "description": "Seconds a turn waits for the previous turn of its session to end before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 } } }, "jobs": { "description": "Answer jobs: Responses calls with background: true. Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "mode": { "description": "gateway: the gateway runs the job, for any provider, and answers its polls; provider: OpenAI's own background mode is passed through (OpenAI models only). Default gateway.", "enum": ["gateway", "provider"], "default": "gateway" }, "max_running": { "description": "The most jobs the gateway runs at once; more wait in its queue. Default 16.", "type": "integer", "minimum": 1, "maximum": 1e4, "default": 16 }, "queue_seconds": { "description": "Seconds a job may wait in the queue before it fails with timeout. Default 300.", "type": "number", "exclusiveMinimum": 0, "maximum": 86400, "default": 300 }, "keep_hours": { "description": "Hours an ended job is kept for polling; a poll after that is 410 JOB_EXPIRED. Default 24.", "type": "number", "exclusiveMinimum": 0, "maximum": 8760, "default": 24 } } }, "limits": { "description": "Limits over time, counted per principal under this policy (each key, or each pass-through credential, has its own windows). Windows are fixed and aligned to UTC. Has no default object: a policy without it keeps its identity and has no limits.", "type": "object", "additionalProperties": false, "properties": { "requests_per_minute": { "description": "Calls per UTC minute.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "requests_per_hour": { "description": "Calls per UTC hour.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "requests_per_day": { "description": "Calls per UTC day.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "chars_per_minute": { "description": "Characters (each call's conservative_total_chars) per UTC minute.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "chars_per_hour": { "description": "Characters per UTC hour.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "chars_per_day": { "description": "Characters per UTC day.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "chars_per_30_days": { "description": "Characters in the current UTC day and the 29 before it.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "tokens_per_day": { "description": "Provider-reported tokens (input + output) per UTC day; a call is admitted on its estimate (characters / cache.chars_per_token).", "type": "integer", "minimum": 1, "maximum": 1e12 }, "tokens_per_30_days": { "description": "Provider-reported tokens in the current UTC day and the 29 before it.", "type": "integer", "minimum": 1, "maximum": 1e12 }, "concurrent": { "description": "Calls in flight at once.", "type": "integer", "minimum": 1, "maximum": 1e12 } } }, "citations": { "description": "Where answers cite their sources, for calls that name a source index with x-promptgate-sources: citations whose source id the index lacks, or that repeat one cited before, are taken out of the answer before it reaches the client, and the removal is recorded (ids only). Has no default object, so a policy without it keeps its identity; the defaults below apply without it.", "type": "object", "additionalProperties": false, "properties": { "at": { "description": "JSON Pointer of the arrays of citations in the answer; `*` stands for every member or item on the way (e.g. /findings/*/citations). Default /citations.", "type": "string", "pattern": "^(/[^/]*)*$", "maxLength": 200 }, "field": { "description": "The member of a citation object that names its source; a citation that is a string is its own id. Default source_id.", "type": "string", "minLength": 1, "maxLength": 100 } } } }, "$defs": { "jsonPointer": { "type": "string", "pattern": "^(/([^~/]|~[01])*)+$" }, "repairRule": { "type": "object", "additionalProperties": false, "required": ["name", "at", "when", "envelope", "require_key"], "properties": { "name": { "type": "string", "pattern": "^[a-z0-9][a-z0-9._-]*$", "maxLength": 100 }, "at": { "description": "JSON Pointer of the value that may carry the envelope.", "$ref": "#/$defs/jsonPointer" }, "when": { "description": "The rule applies only when the value at `pointer` equals `equals` literally.", "type": "object", "additionalProperties": false, "required": ["pointer", "equals"], "properties": { "pointer": { "$ref": "#/$defs/jsonPointer" }, "equals": { "type": ["string", "number", "boolean"] } } }, "envelope": { "description": "The envelope member: a one-element array holding the real value.", "type": "string", "minLength": 1 }, "require_key": { "description": "The unwrapped object must carry this member, or the rule refuses.", "type": "string", "minLength": 1 } } } } };
 var func13 = Object.prototype.hasOwnProperty;
 var func2 = require_ucs2length().default;
 var pattern43 = new RegExp("^[a-z0-9][a-z0-9._-]*$", "u");
@@ -5170,15 +5170,15 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
       }
       var valid0 = _errs101 === errors;
     }
-    if (data.citations !== void 0) {
-      let data53 = data.citations;
+    if (data.limits !== void 0) {
+      let data53 = data.limits;
       const _errs111 = errors;
       const _errs112 = errors;
       if (data53 && typeof data53 == "object" && !Array.isArray(data53)) {
         const _errs113 = errors;
         for (const key12 in data53) {
-          if (!(key12 === "at" || key12 === "field")) {
-            const err123 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
+          if (!func13.call(schema313.properties.limits.properties, key12)) {
+            const err123 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key12 } };
             if (vErrors === null) {
               vErrors = [err123];
             } else {
@@ -5187,22 +5187,22 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
             errors++;
           }
         }
-        if (data53.at !== void 0) {
-          let data54 = data53.at;
+        if (data53.requests_per_minute !== void 0) {
+          let data54 = data53.requests_per_minute;
           const _errs114 = errors;
-          const _errs115 = errors;
-          if (typeof data54 === "string") {
-            if (func2(data54) > 200) {
-              const err124 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/maxLength", keyword: "maxLength", params: { limit: 200 } };
-              if (vErrors === null) {
-                vErrors = [err124];
-              } else {
-                vErrors.push(err124);
-              }
-              errors++;
+          if (!(typeof data54 == "number" && (!(data54 % 1) && !isNaN(data54)))) {
+            const err124 = { instancePath: instancePath + "/limits/requests_per_minute", schemaPath: "#/properties/limits/properties/requests_per_minute/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err124];
+            } else {
+              vErrors.push(err124);
             }
-            if (!pattern9.test(data54)) {
-              const err125 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/[^/]*)*$" } };
+            errors++;
+          }
+          const _errs115 = errors;
+          if (typeof data54 == "number") {
+            if (data54 > 1e12 || isNaN(data54)) {
+              const err125 = { instancePath: instancePath + "/limits/requests_per_minute", schemaPath: "#/properties/limits/properties/requests_per_minute/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
               if (vErrors === null) {
                 vErrors = [err125];
               } else {
@@ -5210,33 +5210,34 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-          } else {
-            const err126 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/type", keyword: "type", params: { type: "string" } };
-            if (vErrors === null) {
-              vErrors = [err126];
-            } else {
-              vErrors.push(err126);
-            }
-            errors++;
-          }
-          var valid20 = _errs114 === errors;
-        }
-        if (data53.field !== void 0) {
-          let data55 = data53.field;
-          const _errs116 = errors;
-          const _errs117 = errors;
-          if (typeof data55 === "string") {
-            if (func2(data55) > 100) {
-              const err127 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/maxLength", keyword: "maxLength", params: { limit: 100 } };
+            if (data54 < 1 || isNaN(data54)) {
+              const err126 = { instancePath: instancePath + "/limits/requests_per_minute", schemaPath: "#/properties/limits/properties/requests_per_minute/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
               if (vErrors === null) {
-                vErrors = [err127];
+                vErrors = [err126];
               } else {
-                vErrors.push(err127);
+                vErrors.push(err126);
               }
               errors++;
             }
-            if (func2(data55) < 1) {
-              const err128 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/minLength", keyword: "minLength", params: { limit: 1 } };
+          }
+          var valid20 = _errs114 === errors;
+        }
+        if (data53.requests_per_hour !== void 0) {
+          let data55 = data53.requests_per_hour;
+          const _errs116 = errors;
+          if (!(typeof data55 == "number" && (!(data55 % 1) && !isNaN(data55)))) {
+            const err127 = { instancePath: instancePath + "/limits/requests_per_hour", schemaPath: "#/properties/limits/properties/requests_per_hour/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err127];
+            } else {
+              vErrors.push(err127);
+            }
+            errors++;
+          }
+          const _errs117 = errors;
+          if (typeof data55 == "number") {
+            if (data55 > 1e12 || isNaN(data55)) {
+              const err128 = { instancePath: instancePath + "/limits/requests_per_hour", schemaPath: "#/properties/limits/properties/requests_per_hour/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
               if (vErrors === null) {
                 vErrors = [err128];
               } else {
@@ -5244,34 +5245,411 @@ function validate203(data, { instancePath = "", parentData, parentDataProperty, 
               }
               errors++;
             }
-          } else {
-            const err129 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/type", keyword: "type", params: { type: "string" } };
-            if (vErrors === null) {
-              vErrors = [err129];
-            } else {
-              vErrors.push(err129);
+            if (data55 < 1 || isNaN(data55)) {
+              const err129 = { instancePath: instancePath + "/limits/requests_per_hour", schemaPath: "#/properties/limits/properties/requests_per_hour/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err129];
+              } else {
+                vErrors.push(err129);
+              }
+              errors++;
             }
-            errors++;
           }
           var valid20 = _errs116 === errors;
         }
+        if (data53.requests_per_day !== void 0) {
+          let data56 = data53.requests_per_day;
+          const _errs118 = errors;
+          if (!(typeof data56 == "number" && (!(data56 % 1) && !isNaN(data56)))) {
+            const err130 = { instancePath: instancePath + "/limits/requests_per_day", schemaPath: "#/properties/limits/properties/requests_per_day/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err130];
+            } else {
+              vErrors.push(err130);
+            }
+            errors++;
+          }
+          const _errs119 = errors;
+          if (typeof data56 == "number") {
+            if (data56 > 1e12 || isNaN(data56)) {
+              const err131 = { instancePath: instancePath + "/limits/requests_per_day", schemaPath: "#/properties/limits/properties/requests_per_day/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err131];
+              } else {
+                vErrors.push(err131);
+              }
+              errors++;
+            }
+            if (data56 < 1 || isNaN(data56)) {
+              const err132 = { instancePath: instancePath + "/limits/requests_per_day", schemaPath: "#/properties/limits/properties/requests_per_day/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err132];
+              } else {
+                vErrors.push(err132);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs118 === errors;
+        }
+        if (data53.chars_per_minute !== void 0) {
+          let data57 = data53.chars_per_minute;
+          const _errs120 = errors;
+          if (!(typeof data57 == "number" && (!(data57 % 1) && !isNaN(data57)))) {
+            const err133 = { instancePath: instancePath + "/limits/chars_per_minute", schemaPath: "#/properties/limits/properties/chars_per_minute/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err133];
+            } else {
+              vErrors.push(err133);
+            }
+            errors++;
+          }
+          const _errs121 = errors;
+          if (typeof data57 == "number") {
+            if (data57 > 1e12 || isNaN(data57)) {
+              const err134 = { instancePath: instancePath + "/limits/chars_per_minute", schemaPath: "#/properties/limits/properties/chars_per_minute/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err134];
+              } else {
+                vErrors.push(err134);
+              }
+              errors++;
+            }
+            if (data57 < 1 || isNaN(data57)) {
+              const err135 = { instancePath: instancePath + "/limits/chars_per_minute", schemaPath: "#/properties/limits/properties/chars_per_minute/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err135];
+              } else {
+                vErrors.push(err135);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs120 === errors;
+        }
+        if (data53.chars_per_hour !== void 0) {
+          let data58 = data53.chars_per_hour;
+          const _errs122 = errors;
+          if (!(typeof data58 == "number" && (!(data58 % 1) && !isNaN(data58)))) {
+            const err136 = { instancePath: instancePath + "/limits/chars_per_hour", schemaPath: "#/properties/limits/properties/chars_per_hour/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err136];
+            } else {
+              vErrors.push(err136);
+            }
+            errors++;
+          }
+          const _errs123 = errors;
+          if (typeof data58 == "number") {
+            if (data58 > 1e12 || isNaN(data58)) {
+              const err137 = { instancePath: instancePath + "/limits/chars_per_hour", schemaPath: "#/properties/limits/properties/chars_per_hour/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err137];
+              } else {
+                vErrors.push(err137);
+              }
+              errors++;
+            }
+            if (data58 < 1 || isNaN(data58)) {
+              const err138 = { instancePath: instancePath + "/limits/chars_per_hour", schemaPath: "#/properties/limits/properties/chars_per_hour/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err138];
+              } else {
+                vErrors.push(err138);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs122 === errors;
+        }
+        if (data53.chars_per_day !== void 0) {
+          let data59 = data53.chars_per_day;
+          const _errs124 = errors;
+          if (!(typeof data59 == "number" && (!(data59 % 1) && !isNaN(data59)))) {
+            const err139 = { instancePath: instancePath + "/limits/chars_per_day", schemaPath: "#/properties/limits/properties/chars_per_day/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err139];
+            } else {
+              vErrors.push(err139);
+            }
+            errors++;
+          }
+          const _errs125 = errors;
+          if (typeof data59 == "number") {
+            if (data59 > 1e12 || isNaN(data59)) {
+              const err140 = { instancePath: instancePath + "/limits/chars_per_day", schemaPath: "#/properties/limits/properties/chars_per_day/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err140];
+              } else {
+                vErrors.push(err140);
+              }
+              errors++;
+            }
+            if (data59 < 1 || isNaN(data59)) {
+              const err141 = { instancePath: instancePath + "/limits/chars_per_day", schemaPath: "#/properties/limits/properties/chars_per_day/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err141];
+              } else {
+                vErrors.push(err141);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs124 === errors;
+        }
+        if (data53.chars_per_30_days !== void 0) {
+          let data60 = data53.chars_per_30_days;
+          const _errs126 = errors;
+          if (!(typeof data60 == "number" && (!(data60 % 1) && !isNaN(data60)))) {
+            const err142 = { instancePath: instancePath + "/limits/chars_per_30_days", schemaPath: "#/properties/limits/properties/chars_per_30_days/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err142];
+            } else {
+              vErrors.push(err142);
+            }
+            errors++;
+          }
+          const _errs127 = errors;
+          if (typeof data60 == "number") {
+            if (data60 > 1e12 || isNaN(data60)) {
+              const err143 = { instancePath: instancePath + "/limits/chars_per_30_days", schemaPath: "#/properties/limits/properties/chars_per_30_days/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err143];
+              } else {
+                vErrors.push(err143);
+              }
+              errors++;
+            }
+            if (data60 < 1 || isNaN(data60)) {
+              const err144 = { instancePath: instancePath + "/limits/chars_per_30_days", schemaPath: "#/properties/limits/properties/chars_per_30_days/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err144];
+              } else {
+                vErrors.push(err144);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs126 === errors;
+        }
+        if (data53.tokens_per_day !== void 0) {
+          let data61 = data53.tokens_per_day;
+          const _errs128 = errors;
+          if (!(typeof data61 == "number" && (!(data61 % 1) && !isNaN(data61)))) {
+            const err145 = { instancePath: instancePath + "/limits/tokens_per_day", schemaPath: "#/properties/limits/properties/tokens_per_day/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err145];
+            } else {
+              vErrors.push(err145);
+            }
+            errors++;
+          }
+          const _errs129 = errors;
+          if (typeof data61 == "number") {
+            if (data61 > 1e12 || isNaN(data61)) {
+              const err146 = { instancePath: instancePath + "/limits/tokens_per_day", schemaPath: "#/properties/limits/properties/tokens_per_day/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err146];
+              } else {
+                vErrors.push(err146);
+              }
+              errors++;
+            }
+            if (data61 < 1 || isNaN(data61)) {
+              const err147 = { instancePath: instancePath + "/limits/tokens_per_day", schemaPath: "#/properties/limits/properties/tokens_per_day/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err147];
+              } else {
+                vErrors.push(err147);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs128 === errors;
+        }
+        if (data53.tokens_per_30_days !== void 0) {
+          let data62 = data53.tokens_per_30_days;
+          const _errs130 = errors;
+          if (!(typeof data62 == "number" && (!(data62 % 1) && !isNaN(data62)))) {
+            const err148 = { instancePath: instancePath + "/limits/tokens_per_30_days", schemaPath: "#/properties/limits/properties/tokens_per_30_days/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err148];
+            } else {
+              vErrors.push(err148);
+            }
+            errors++;
+          }
+          const _errs131 = errors;
+          if (typeof data62 == "number") {
+            if (data62 > 1e12 || isNaN(data62)) {
+              const err149 = { instancePath: instancePath + "/limits/tokens_per_30_days", schemaPath: "#/properties/limits/properties/tokens_per_30_days/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err149];
+              } else {
+                vErrors.push(err149);
+              }
+              errors++;
+            }
+            if (data62 < 1 || isNaN(data62)) {
+              const err150 = { instancePath: instancePath + "/limits/tokens_per_30_days", schemaPath: "#/properties/limits/properties/tokens_per_30_days/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err150];
+              } else {
+                vErrors.push(err150);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs130 === errors;
+        }
+        if (data53.concurrent !== void 0) {
+          let data63 = data53.concurrent;
+          const _errs132 = errors;
+          if (!(typeof data63 == "number" && (!(data63 % 1) && !isNaN(data63)))) {
+            const err151 = { instancePath: instancePath + "/limits/concurrent", schemaPath: "#/properties/limits/properties/concurrent/type", keyword: "type", params: { type: "integer" } };
+            if (vErrors === null) {
+              vErrors = [err151];
+            } else {
+              vErrors.push(err151);
+            }
+            errors++;
+          }
+          const _errs133 = errors;
+          if (typeof data63 == "number") {
+            if (data63 > 1e12 || isNaN(data63)) {
+              const err152 = { instancePath: instancePath + "/limits/concurrent", schemaPath: "#/properties/limits/properties/concurrent/maximum", keyword: "maximum", params: { comparison: "<=", limit: 1e12 } };
+              if (vErrors === null) {
+                vErrors = [err152];
+              } else {
+                vErrors.push(err152);
+              }
+              errors++;
+            }
+            if (data63 < 1 || isNaN(data63)) {
+              const err153 = { instancePath: instancePath + "/limits/concurrent", schemaPath: "#/properties/limits/properties/concurrent/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err153];
+              } else {
+                vErrors.push(err153);
+              }
+              errors++;
+            }
+          }
+          var valid20 = _errs132 === errors;
+        }
       } else {
-        const err130 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/type", keyword: "type", params: { type: "object" } };
+        const err154 = { instancePath: instancePath + "/limits", schemaPath: "#/properties/limits/type", keyword: "type", params: { type: "object" } };
         if (vErrors === null) {
-          vErrors = [err130];
+          vErrors = [err154];
         } else {
-          vErrors.push(err130);
+          vErrors.push(err154);
         }
         errors++;
       }
       var valid0 = _errs111 === errors;
     }
+    if (data.citations !== void 0) {
+      let data64 = data.citations;
+      const _errs134 = errors;
+      const _errs135 = errors;
+      if (data64 && typeof data64 == "object" && !Array.isArray(data64)) {
+        const _errs136 = errors;
+        for (const key13 in data64) {
+          if (!(key13 === "at" || key13 === "field")) {
+            const err155 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key13 } };
+            if (vErrors === null) {
+              vErrors = [err155];
+            } else {
+              vErrors.push(err155);
+            }
+            errors++;
+          }
+        }
+        if (data64.at !== void 0) {
+          let data65 = data64.at;
+          const _errs137 = errors;
+          const _errs138 = errors;
+          if (typeof data65 === "string") {
+            if (func2(data65) > 200) {
+              const err156 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/maxLength", keyword: "maxLength", params: { limit: 200 } };
+              if (vErrors === null) {
+                vErrors = [err156];
+              } else {
+                vErrors.push(err156);
+              }
+              errors++;
+            }
+            if (!pattern9.test(data65)) {
+              const err157 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/pattern", keyword: "pattern", params: { pattern: "^(/[^/]*)*$" } };
+              if (vErrors === null) {
+                vErrors = [err157];
+              } else {
+                vErrors.push(err157);
+              }
+              errors++;
+            }
+          } else {
+            const err158 = { instancePath: instancePath + "/citations/at", schemaPath: "#/properties/citations/properties/at/type", keyword: "type", params: { type: "string" } };
+            if (vErrors === null) {
+              vErrors = [err158];
+            } else {
+              vErrors.push(err158);
+            }
+            errors++;
+          }
+          var valid21 = _errs137 === errors;
+        }
+        if (data64.field !== void 0) {
+          let data66 = data64.field;
+          const _errs139 = errors;
+          const _errs140 = errors;
+          if (typeof data66 === "string") {
+            if (func2(data66) > 100) {
+              const err159 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/maxLength", keyword: "maxLength", params: { limit: 100 } };
+              if (vErrors === null) {
+                vErrors = [err159];
+              } else {
+                vErrors.push(err159);
+              }
+              errors++;
+            }
+            if (func2(data66) < 1) {
+              const err160 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/minLength", keyword: "minLength", params: { limit: 1 } };
+              if (vErrors === null) {
+                vErrors = [err160];
+              } else {
+                vErrors.push(err160);
+              }
+              errors++;
+            }
+          } else {
+            const err161 = { instancePath: instancePath + "/citations/field", schemaPath: "#/properties/citations/properties/field/type", keyword: "type", params: { type: "string" } };
+            if (vErrors === null) {
+              vErrors = [err161];
+            } else {
+              vErrors.push(err161);
+            }
+            errors++;
+          }
+          var valid21 = _errs139 === errors;
+        }
+      } else {
+        const err162 = { instancePath: instancePath + "/citations", schemaPath: "#/properties/citations/type", keyword: "type", params: { type: "object" } };
+        if (vErrors === null) {
+          vErrors = [err162];
+        } else {
+          vErrors.push(err162);
+        }
+        errors++;
+      }
+      var valid0 = _errs134 === errors;
+    }
   } else {
-    const err131 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
+    const err163 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" } };
     if (vErrors === null) {
-      vErrors = [err131];
+      vErrors = [err163];
     } else {
-      vErrors.push(err131);
+      vErrors.push(err163);
     }
     errors++;
   }
