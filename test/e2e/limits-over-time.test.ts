@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
+import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { anthropicSdk, type Outcome, openaiSdk, type SdkSurface, sdkSurfaces } from "../support/limits-clients.js";
 import { type LimitsGateway, startLimitsGateway } from "../support/limits-gateway.js";
@@ -326,6 +327,80 @@ describe.each([openaiSdk, anthropicSdk])("the $name SDK's own retries honour Ret
   });
 });
 
+describe("several windows at once", () => {
+  it("a burst of 75 calls at once under requests_per_minute = 60: exactly 60 admitted and sent, 15 refused", async () => {
+    gateway.clock.set("2026-12-08T19:30:05.000Z");
+    const { key } = await createKey({ policies: ["limits.rpm60"] });
+    const outcomes = await Promise.all(
+      Array.from({ length: 75 }, () => openaiSdk.send(gateway.url, key, { policy: "limits.rpm60" })),
+    );
+    const refused = outcomes.filter((outcome) => !outcome.ok);
+    expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(60);
+    expect(refused).toHaveLength(15);
+    for (const outcome of refused) {
+      expect(expectLimitRefusal(openaiSdk, outcome, "RATE_LIMITED")).toMatchObject({
+        window: "requests_per_minute",
+        limit: 60,
+        used: 60,
+      });
+    }
+    expect(sent(openaiSdk)).toBe(60);
+  });
+
+  it("a key's limits count across its policies and a policy's per principal; a refused call counts in no window", async () => {
+    gateway.clock.set("2026-12-08T19:00:00.000Z");
+    const { id, key } = await createKey({
+      policies: ["default", "limits.rpm60"],
+      limits: { requests_per_minute: 2 },
+    });
+    const underDefault = await openaiSdk.send(gateway.url, key, { policy: "default" });
+    expect(underDefault.headers.get("x-ratelimit-remaining-requests")).toBe("1");
+    // Under limits.rpm60 the key's window (1 left) is tighter than the policy's (59 left).
+    const underLimited = await openaiSdk.send(gateway.url, key, { policy: "limits.rpm60" });
+    expect(underLimited.headers.get("x-ratelimit-limit-requests")).toBe("2");
+    expect(underLimited.headers.get("x-ratelimit-remaining-requests")).toBe("0");
+    const refused = await openaiSdk.send(gateway.url, key, { policy: "default" });
+    expect(expectLimitRefusal(openaiSdk, refused, "RATE_LIMITED")).toMatchObject({
+      window: "requests_per_minute",
+      limit: 2,
+      used: 2,
+    });
+    expect(sent(openaiSdk)).toBe(2);
+    expect(await windows(id)).toEqual([
+      { window: "requests_per_minute", limit: 2, used: 2, reset_at: "2026-12-08T19:01:00.000Z" },
+      {
+        window: "requests_per_minute",
+        limit: 60,
+        used: 1,
+        reset_at: "2026-12-08T19:01:00.000Z",
+        policy: "limits.rpm60",
+      },
+    ]);
+  });
+
+  it("of several full windows the refusal names the one with the longest wait", async () => {
+    gateway.clock.set("2026-12-08T20:00:00.000Z");
+    const { key } = await createKey({ limits: { requests_per_minute: 1, requests_per_day: 1 } });
+    expect((await anthropicSdk.send(gateway.url, key)).ok).toBe(true);
+    const refused = await anthropicSdk.send(gateway.url, key);
+    const limit = expectLimitRefusal(anthropicSdk, refused, "RATE_LIMITED");
+    expect(limit).toMatchObject({ window: "requests_per_day", limit: 1, used: 1 });
+    expect(limit.retry_after_seconds).toBeGreaterThan(4 * 3600 - 60);
+    expect(limit.retry_after_seconds).toBeLessThanOrEqual(4 * 3600);
+  });
+
+  it("a tokens_per_day window gives the three token headers, its reset counted to the UTC day's end", async () => {
+    gateway.clock.set("2026-12-08T22:30:00.000Z");
+    const { key } = await createKey({ limits: { tokens_per_day: 5_000 } });
+    const outcome = await openaiSdk.send(gateway.url, key);
+    expect(outcome.ok).toBe(true);
+    expect(outcome.headers.get("x-ratelimit-limit-tokens")).toBe("5000");
+    expect(Number(outcome.headers.get("x-ratelimit-remaining-tokens"))).toBeLessThan(5_000);
+    expect(outcome.headers.get("x-ratelimit-reset-tokens")).toMatch(/^1h(29m\d+s|30m0s)$/);
+    expect(outcome.headers.get("x-ratelimit-limit-requests")).toBeNull();
+  });
+});
+
 describe("a provider's own x-ratelimit-* headers", () => {
   const providerHeaders = {
     "x-ratelimit-limit-requests": "5000",
@@ -375,3 +450,80 @@ function answerJson(response: ServerResponse, status: number, body: unknown): vo
   response.writeHead(status, { "content-type": "application/json" });
   response.end(JSON.stringify(body));
 }
+
+describe("a streamed answer's reported usage", () => {
+  it("reconciles tokens_per_day with an Anthropic stream's usage (message_start input, message_delta output)", async () => {
+    gateway.clock.set("2026-12-08T21:00:00.000Z");
+    const { id, key } = await createKey({ limits: { tokens_per_day: 1_000_000 } });
+    const events: [string, unknown][] = [
+      [
+        "message_start",
+        {
+          type: "message_start",
+          message: {
+            id: "msg_stream",
+            type: "message",
+            role: "assistant",
+            model: "claude-haiku-4-5",
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 40, output_tokens: 1 },
+          },
+        },
+      ],
+      ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }],
+      ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "ok" } }],
+      ["content_block_stop", { type: "content_block_stop", index: 0 }],
+      [
+        "message_delta",
+        {
+          type: "message_delta",
+          delta: { stop_reason: "end_turn", stop_sequence: null },
+          usage: { output_tokens: 25 },
+        },
+      ],
+      ["message_stop", { type: "message_stop" }],
+    ];
+    gateway.upstream.answerWith((_request, response) => {
+      response.writeHead(200, { "content-type": "text/event-stream" });
+      for (const [event, data] of events) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      response.end();
+    });
+    const client = new Anthropic({ apiKey: key, baseURL: `${gateway.url}/anthropic`, maxRetries: 0 });
+    const stream = client.messages.stream({
+      model: "claude-haiku-4-5",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Count this stream." }],
+    });
+    const final = await stream.finalMessage();
+    expect(final.usage.output_tokens).toBe(25);
+    await eventuallyUsed(id, "tokens_per_day", 40 + 25);
+  });
+});
+
+describe("Anthropic's own anthropic-ratelimit-* headers", () => {
+  const providerHeaders = {
+    "anthropic-ratelimit-requests-limit": "4000",
+    "anthropic-ratelimit-requests-remaining": "3999",
+  };
+  beforeEach(() => {
+    gateway.upstream.answerWith((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json", ...providerHeaders });
+      response.end(JSON.stringify(anthropicSdk.answer(10, 5)));
+    });
+  });
+
+  it("pass through without a gateway limit, and under one the gateway's x-ratelimit-* come beside them", async () => {
+    gateway.clock.set("2026-12-08T18:30:00.000Z");
+    const free = await anthropicSdk.send(gateway.url, (await createKey({})).key);
+    for (const [name, value] of Object.entries(providerHeaders)) expect(free.headers.get(name), name).toBe(value);
+    const limited = await anthropicSdk.send(
+      gateway.url,
+      (await createKey({ limits: { requests_per_minute: 10 } })).key,
+    );
+    expect(limited.headers.get("x-ratelimit-remaining-requests")).toBe("9");
+    // The contract replaces the provider's x-ratelimit-* only; Anthropic's own names are not among them.
+    for (const [name, value] of Object.entries(providerHeaders)) expect(limited.headers.get(name), name).toBe(value);
+  });
+});
