@@ -276,7 +276,10 @@ export function relayStream(
     },
     async cancel(reason) {
       cancelled = true;
-      const cancelling = reader.cancel(reason);
+      // The provider's stream may refuse its cancel with the client's reason; nobody is left to tell, and the call
+      // ends as cancelled below. Caught at once: `end` can take longer than a turn (a store's commit), and a
+      // rejection unhandled until then would end the process.
+      const cancelling = reader.cancel(reason).catch(() => undefined);
       await end(false, true);
       await cancelling;
     },
