@@ -115,19 +115,36 @@ describe.skipIf(!chromiumPresent && !process.env.CI)("the dashboard in Chromium"
     expect(rows.map((row) => row[10])).toEqual(["", "", "", "invalid"]);
 
     // One point per check that measured a call, at the height its conservative total gives on the plot's scale.
-    const plot = await page.$eval("#plot", (svg) => ({
-      yMax: Number((svg as SVGElement).dataset.yMax),
-      pad: Number((svg as SVGElement).dataset.pad),
-      height: Number(svg.getAttribute("height")),
-      points: [...svg.querySelectorAll("circle")].map((circle) => ({
-        ref: (circle as SVGElement).dataset.ref,
-        check: (circle as SVGElement).dataset.check,
-        chars: Number((circle as SVGElement).dataset.chars),
-        cy: Number(circle.getAttribute("cy")),
-      })),
-      limits: svg.querySelectorAll("line.limit").length,
-      targets: svg.querySelectorAll("line.target").length,
-    }));
+    const plot = await page.$eval("#plot", (svg) => {
+      const data = (svg as SVGElement).dataset;
+      const texts = (selector: string) => [...svg.querySelectorAll(selector)].map((text) => text.textContent ?? "");
+      return {
+        yMax: Number(data.yMax),
+        top: Number(data.top),
+        bottom: Number(data.bottom),
+        points: [...svg.querySelectorAll(".marks circle")].map((circle) => ({
+          ref: (circle as SVGElement).dataset.ref,
+          check: (circle as SVGElement).dataset.check,
+          chars: Number((circle as SVGElement).dataset.chars),
+          cy: Number(circle.getAttribute("cy")),
+        })),
+        limits: svg.querySelectorAll(".marks line.limit").length,
+        targets: svg.querySelectorAll(".marks line.target").length,
+        ticks: [...svg.querySelectorAll(".y-axis text.tick")].map((text) => ({
+          text: text.textContent ?? "",
+          value: Number((text as SVGElement).dataset.value),
+          y: Number(text.getAttribute("y")),
+        })),
+        yTitle: texts(".y-axis .axis-title"),
+        xTitle: texts(".x-axis .axis-title"),
+        first: texts(".x-axis .first"),
+        last: texts(".x-axis .last"),
+        legend: texts(".legend text"),
+        legendMarks: [...svg.querySelectorAll(".legend .entry")].map((entry) =>
+          [...entry.querySelectorAll("line, circle")].map((mark) => `${mark.tagName}.${mark.getAttribute("class")}`),
+        ),
+      };
+    });
     const measured = records.flatMap((record) =>
       [record.preflight, record.provider_check]
         .filter((size) => size !== undefined)
@@ -135,11 +152,39 @@ describe.skipIf(!chromiumPresent && !process.env.CI)("the dashboard in Chromium"
     );
     expect(plot.points.map(({ ref, check, chars }) => ({ ref, check, chars }))).toEqual(measured);
     for (const point of plot.points) {
-      const cy = plot.height - plot.pad - (point.chars / plot.yMax) * (plot.height - 2 * plot.pad);
+      const cy = plot.bottom - (point.chars / plot.yMax) * (plot.bottom - plot.top);
       expect(point.cy).toBeCloseTo(cy, 3);
     }
-    expect(plot.yMax).toBe(Math.max(20_000, ...measured.map((point) => point.chars)));
+    // The scale reaches the largest limit or total, rounded up to its last tick.
+    const largest = Math.max(20_000, ...measured.map((point) => point.chars));
+    expect(plot.yMax).toBeGreaterThanOrEqual(largest);
+    expect(plot.yMax).toBeLessThan(largest * 2);
     expect([plot.limits, plot.targets]).toEqual([4, 4]);
+
+    // The y axis: labelled ticks in characters from 0 to the top, each at its value's height; the x axis: the calls,
+    // oldest to newest, with the first and last call's time; a legend naming every mark.
+    expect(plot.yTitle).toEqual(["characters (code points)"]);
+    expect(plot.ticks[0]).toMatchObject({ text: "0 chars", value: 0 });
+    expect(plot.ticks.at(-1)?.value).toBe(plot.yMax);
+    expect(plot.ticks.length).toBeGreaterThanOrEqual(3);
+    for (const tick of plot.ticks) {
+      expect(tick.text).toMatch(/^\d+(\.\d)?k? chars$/);
+      const value = tick.text.endsWith("k chars") ? Number.parseFloat(tick.text) * 1000 : Number.parseFloat(tick.text);
+      expect(value).toBe(tick.value);
+      expect(tick.y - 4).toBeCloseTo(plot.bottom - (tick.value / plot.yMax) * (plot.bottom - plot.top), 3);
+    }
+    expect(plot.ticks.map((tick) => tick.text)).toContain("10k chars");
+    expect(plot.xTitle).toEqual(["calls, oldest to newest (4, one column each)"]);
+    const utc = (iso: string) => `${new Date(iso).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+    expect(plot.first).toEqual([`first: ${utc(records[0]?.time ?? "")}`]);
+    expect(plot.last).toEqual([`last: ${utc(records[3]?.time ?? "")}`]);
+    expect(plot.legend).toEqual([
+      "a call's preflight total",
+      "a call's provider-check total",
+      "its target",
+      "its limit",
+    ]);
+    expect(plot.legendMarks).toEqual([["circle.preflight"], ["circle.provider"], ["line.target"], ["line.limit"]]);
 
     await page.click(`#calls tr[data-ref="${records[3]?.ref}"]`);
     const shown = await page.textContent("#record");
