@@ -123,7 +123,7 @@ function appliedLimits(
         limit,
         amount: amounts[window.counts],
         bucket,
-        earlier: earlierBuckets(window.shape, leaseMs),
+        earlier: earlierBuckets(window.shape, now, leaseMs),
         expires: bucketExpires(window.shape, bucket, leaseMs),
       });
     }

@@ -10,7 +10,7 @@ export const dayMs = 24 * hour;
 /**
  * How a limit's window runs: `fixed` windows of `spanMs` aligned to the UTC epoch (the minute, the hour, the day);
  * `days`: the current UTC day and the days before it, `days` in all, counted per day; `inFlight`: calls from their
- * start until they end, counted per minute of their start and read back as far as a call may last.
+ * start until they end, counted per slot of their start (`inFlightSlotMs`) and read back as far as a call may last.
  */
 export type WindowShape = { kind: "fixed"; spanMs: number } | { kind: "days"; days: number } | { kind: "inFlight" };
 
@@ -41,8 +41,11 @@ export const limitWindows: readonly LimitWindow[] = [
   { name: "concurrent", counts: "concurrent", shape: { kind: "inFlight" }, rate: true },
 ];
 
-/** The length of the slots calls in flight are counted in. */
-export const inFlightSlotMs = minute;
+/**
+ * The length of the slots calls in flight are counted in: a call whose end is never counted (its node stopped) holds
+ * its place until its deadline passes, and at most this much longer.
+ */
+export const inFlightSlotMs = 10_000;
 
 /** The bucket `now` falls in: a fixed window's index, a day's, or a slot of calls in flight. */
 export function bucketOf(shape: WindowShape, now: number): number {
@@ -57,18 +60,21 @@ export function bucketStart(shape: WindowShape, bucket: number): number {
 }
 
 /**
- * The earlier buckets whose counts a new charge's window includes: none for a fixed window, the days before today
- * for a window of days, the slots a call still in flight may have started in (its deadline, `leaseMs`).
+ * How many buckets before the current one a window reads at `now`: none for a fixed window, the days before today for
+ * a window of days, and for calls in flight the slots a call that may still be in flight (its deadline `leaseMs` not
+ * passed) started in.
  */
-export function earlierBuckets(shape: WindowShape, leaseMs: number): number {
+export function earlierBuckets(shape: WindowShape, now: number, leaseMs: number): number {
   if (shape.kind === "fixed") return 0;
   if (shape.kind === "days") return shape.days - 1;
-  return Math.ceil(leaseMs / inFlightSlotMs);
+  return bucketOf(shape, now) - bucketOf(shape, now - leaseMs);
 }
 
 /** When a counter of `bucket` is read for the last time: after its window, and after every window it is part of. */
 export function bucketExpires(shape: WindowShape, bucket: number, leaseMs: number): number {
-  return bucketStart(shape, bucket + 1 + earlierBuckets(shape, leaseMs));
+  if (shape.kind === "fixed") return bucketStart(shape, bucket + 1);
+  if (shape.kind === "days") return bucketStart(shape, bucket + shape.days);
+  return bucketStart(shape, bucket + 1) + leaseMs;
 }
 
 /**
