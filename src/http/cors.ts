@@ -9,7 +9,8 @@ const allowedHeaderPrefixes = ["x-stainless-", "x-promptgate-"];
 
 /**
  * The response headers a page may read besides the safelisted ones: every `x-promptgate-*` header the gateway
- * sets, and the retry hints the SDKs obey (without them a browser SDK retries a call the gateway refused for good).
+ * sets, the remaining room of its limits over time, and the retry hints the SDKs obey (without them a browser SDK
+ * retries a call the gateway refused for good).
  */
 export const exposedHeaders = [
   "x-promptgate-ref",
@@ -19,6 +20,13 @@ export const exposedHeaders = [
   "x-promptgate-model",
   "x-promptgate-model-fallback",
   "x-promptgate-citations-removed",
+  "x-promptgate-remaining-chars",
+  "x-ratelimit-limit-requests",
+  "x-ratelimit-remaining-requests",
+  "x-ratelimit-reset-requests",
+  "x-ratelimit-limit-tokens",
+  "x-ratelimit-remaining-tokens",
+  "x-ratelimit-reset-tokens",
   "x-should-retry",
   "retry-after",
   "retry-after-ms",
