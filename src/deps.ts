@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import type { JsonScanner } from "./json/json-scanner.js";
 import type { KeyRing } from "./keys/named-key.js";
+import type { HmacSha256 } from "./pipeline/principal.js";
 import type { WritablePolicyRegistry } from "./policy/policy-registry.js";
 import type { PolicyReload } from "./policy/reload-policies.js";
 import type { CallMetrics } from "./record/call-metrics.js";
@@ -47,6 +48,11 @@ export interface Deps {
    * secret binding); undefined when it is not set.
    */
   secretNamed: (variable: string) => string | undefined;
+  /**
+   * The runtime's synchronous HMAC-SHA256 (Node's), for a caller's principal; absent: WebCrypto's, whose every
+   * signature waits for a job of its own (a call under a policy's limits hashes its caller's credential).
+   */
+  hmacSha256?: HmacSha256;
   /**
    * Appends a call record. Resolves once the runtime holds it as firmly as it can before the
    * answer goes out (Node: committed to the store; Workers: handed to `waitUntil`); never rejects.

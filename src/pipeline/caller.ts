@@ -16,7 +16,7 @@ export interface Caller {
 }
 
 /** What telling a caller uses of the gateway. */
-type CallerDeps = Pick<Deps, "config" | "store" | "keyRing" | "now">;
+type CallerDeps = Pick<Deps, "config" | "store" | "keyRing" | "now" | "hmacSha256">;
 
 /**
  * The caller a presented credential (the first a request presents on its surface) is, or undefined when it may not
@@ -42,7 +42,7 @@ function hashedCaller(deps: CallerDeps, credential: string | undefined): Caller 
   let principal: Promise<string> | undefined;
   return {
     principal: () => {
-      principal ??= principalOf(deps.store, credential);
+      principal ??= principalOf(deps.store, credential, deps.hmacSha256);
       return principal;
     },
     key: undefined,

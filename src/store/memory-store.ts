@@ -113,20 +113,28 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
   // fields it is listed by.
   const calls = boundedMap<StoredCall>(maxCalls);
   const callTexts = new KeptTexts();
-  // The counters of limits, by scope and name, then by bucket: a read of a range looks at one limit's counters only.
+  // The counters of limits, by scope, name and bucket: a read of a range looks at one limit's counters only.
   // Not bounded as the rest (a counter dropped early would let a limit be exceeded): the sweep deletes expired ones.
-  const counters = new Map<string, Map<number, { used: number; expires: number }>>();
-  const limitKey = (key: Pick<CounterKey, "scope" | "name">) => JSON.stringify([key.scope, key.name]);
-  const counterOf = (key: CounterKey) => counters.get(limitKey(key))?.get(key.bucket);
+  const counters = new Map<string, Map<string, Map<number, { used: number; expires: number }>>>();
+  const bucketsOf = (key: Pick<CounterKey, "scope" | "name">) => counters.get(key.scope)?.get(key.name);
+  const counterOf = (key: CounterKey) => bucketsOf(key)?.get(key.bucket);
   const setCounter = (key: CounterKey, used: number, expires: number) => {
-    const limit = limitKey(key);
-    let buckets = counters.get(limit);
+    let names = counters.get(key.scope);
+    if (names === undefined) {
+      names = new Map();
+      counters.set(key.scope, names);
+    }
+    let buckets = names.get(key.name);
     if (buckets === undefined) {
       buckets = new Map();
-      counters.set(limit, buckets);
+      names.set(key.name, buckets);
     }
     const kept = buckets.get(key.bucket);
-    buckets.set(key.bucket, { used, expires: Math.max(expires, kept?.expires ?? expires) });
+    if (kept === undefined) buckets.set(key.bucket, { used, expires });
+    else {
+      kept.used = used;
+      kept.expires = Math.max(expires, kept.expires);
+    }
   };
   const callOf = (stored: StoredCall) => JSON.parse(keptText(stored.json)) as CallRecord;
   let callsWritten = 0;
@@ -291,9 +299,12 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       sweepExpired(responseHistories, now);
       sweepExpired(evidence, now);
       sweepExpired(sourceIndexes, now);
-      for (const [limit, buckets] of counters) {
-        for (const [bucket, counter] of buckets) if (counter.expires <= now) buckets.delete(bucket);
-        if (buckets.size === 0) counters.delete(limit);
+      for (const [scope, names] of counters) {
+        for (const [name, buckets] of names) {
+          for (const [bucket, counter] of buckets) if (counter.expires <= now) buckets.delete(bucket);
+          if (buckets.size === 0) names.delete(name);
+        }
+        if (names.size === 0) counters.delete(scope);
       }
       for (const [id, job] of [...jobs.entries()]) {
         if (job.endedAt === undefined || job.endedAt >= jobsEndedBefore) continue;
@@ -372,9 +383,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async chargeCounters(charges) {
-      // Duplicates summed under the smallest of their caps, as the SQL stores do (see `mergedCharges`).
-      const merged = mergedCharges(charges);
-      if (merged.some((charge) => (counterOf(charge)?.used ?? 0) + charge.amount > charge.cap)) return undefined;
+      // Duplicates summed under the smallest of their caps, as the SQL stores do (see `mergedCharges`); a call's
+      // charges name each counter once, and are taken as they are.
+      const merged = hasDuplicateCounter(charges) ? mergedCharges(charges) : charges;
+      for (const charge of merged) if ((counterOf(charge)?.used ?? 0) + charge.amount > charge.cap) return undefined;
       for (const charge of merged) {
         setCounter(charge, (counterOf(charge)?.used ?? 0) + charge.amount, charge.expires);
       }
@@ -386,7 +398,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
       }));
     },
     async changeCounters(changes) {
-      for (const change of mergedChanges(changes)) {
+      for (const change of hasDuplicateCounter(changes) ? mergedChanges(changes) : changes) {
         const kept = counterOf(change);
         // What gives back never makes a counter that was never charged, as an UPDATE of no row does not.
         if (kept === undefined && change.amount <= 0) continue;
@@ -396,7 +408,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
     async readCounters(ranges) {
       const found: CounterValue[] = [];
       for (const range of ranges) {
-        for (const [bucket, counter] of counters.get(limitKey(range)) ?? []) {
+        for (const [bucket, counter] of bucketsOf(range) ?? []) {
           if (bucket >= range.from && bucket <= range.to) {
             found.push({ scope: range.scope, name: range.name, bucket, used: counter.used });
           }
@@ -464,4 +476,16 @@ function lengthOf(text: string): number {
   let length = 0;
   for (const _ of text) length += 1;
   return length;
+}
+
+/** Whether two of `keys` name the same counter (a call's few charges, compared pairwise). */
+function hasDuplicateCounter(keys: readonly CounterKey[]): boolean {
+  for (let one = 0; one < keys.length; one++) {
+    const a = keys[one] as CounterKey;
+    for (let other = one + 1; other < keys.length; other++) {
+      const b = keys[other] as CounterKey;
+      if (a.bucket === b.bucket && a.name === b.name && a.scope === b.scope) return true;
+    }
+  }
+  return false;
 }

@@ -60,7 +60,7 @@ interface EdgeSurface {
   promptgateOf(body: unknown, response: Response, code: string): Record<string, unknown>;
 }
 
-function post(path: string, headers: Record<string, string>, body: unknown): Promise<Response> {
+async function post(path: string, headers: Record<string, string>, body: unknown): Promise<Response> {
   return app.fetch(
     new Request(`http://promptgate.test${path}`, {
       method: "POST",

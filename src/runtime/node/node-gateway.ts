@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { createHmac } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import type { Server } from "node:http";
@@ -206,6 +207,7 @@ async function nodeDeps(environment: Environment, options: NodeGatewayOptions, w
     store,
     keyRing,
     secretNamed: (variable) => environment[variable],
+    hmacSha256: (key, text) => createHmac("sha256", key).update(text).digest("hex"),
     recordCall: (record) => work.track(store.appendCall(record).catch((error) => unstored(record.ref, error))),
     log,
     afterAnswer: atTurnEnd,
