@@ -187,27 +187,30 @@ export async function windowStatus(
 
 /** Per applied limit, what its window's earlier buckets hold (0 for a fixed window). */
 async function earlierCounts(store: LimitStore, applied: readonly Applied[]): Promise<number[]> {
+  const sums = applied.map(() => 0);
+  const reading: number[] = [];
   const ranges: CounterRange[] = [];
-  for (const limit of applied) {
-    if (limit.earlier === 0) continue;
+  applied.forEach((limit, index) => {
+    if (limit.earlier === 0) return;
+    reading.push(index);
     ranges.push({
       scope: limit.scope,
       name: limit.window.name,
       from: limit.bucket - limit.earlier,
       to: limit.bucket - 1,
     });
-  }
-  if (ranges.length === 0) return applied.map(() => 0);
-  const values = await store.readCounters(ranges);
-  return applied.map((limit) => {
-    let sum = 0;
-    for (const value of values) {
-      if (value.scope === limit.scope && value.name === limit.window.name && value.bucket < limit.bucket) {
-        sum += value.used;
+  });
+  if (ranges.length === 0) return sums;
+  for (const value of await store.readCounters(ranges)) {
+    for (const index of reading) {
+      const limit = applied[index] as Applied;
+      if (value.name === limit.window.name && value.scope === limit.scope && value.bucket < limit.bucket) {
+        sums[index] = (sums[index] as number) + value.used;
+        break;
       }
     }
-    return sum;
-  });
+  }
+  return sums;
 }
 
 /**

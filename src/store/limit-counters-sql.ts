@@ -40,7 +40,7 @@ function checkKey(key: CounterKey): void {
 }
 
 /** One order of counters, the same whatever the engine's collation: by scope, then name (code units), then bucket. */
-function compareKeys(a: CounterKey, b: CounterKey): number {
+export function compareKeys(a: CounterKey, b: CounterKey): number {
   if (a.scope !== b.scope) return a.scope < b.scope ? -1 : 1;
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
   return a.bucket - b.bucket;

@@ -5,13 +5,14 @@ import type { CallRecord } from "../record/call-record.js";
 import type { WindowEntry } from "../window/kept-quota.js";
 import { type CallUsage, callUsageOf, usageOfRecords } from "./call-usage.js";
 import { KeptTexts, keptText } from "./kept-texts.js";
-import { mergedChanges, mergedCharges, orderedCounters } from "./limit-counters-sql.js";
+import { compareKeys, mergedChanges, mergedCharges, orderedCounters } from "./limit-counters-sql.js";
 import { randomSecret } from "./random-secret.js";
 import type {
   CachedPrefixRecord,
   CallQuery,
   CaseFreeze,
   CounterKey,
+  CounterRange,
   CounterValue,
   EvidenceRecord,
   JobRecord,
@@ -414,7 +415,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): Store {
           }
         }
       }
-      return orderedCounters(found);
+      // Ranges that overlap would find a counter twice: once each, then.
+      return rangesOverlap(ranges) ? orderedCounters(found) : found.sort(compareKeys);
     },
 
     async appendCall(record) {
@@ -485,6 +487,18 @@ function hasDuplicateCounter(keys: readonly CounterKey[]): boolean {
     for (let other = one + 1; other < keys.length; other++) {
       const b = keys[other] as CounterKey;
       if (a.bucket === b.bucket && a.name === b.name && a.scope === b.scope) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether two of `ranges` name some counter both (a call's few ranges, compared pairwise). */
+function rangesOverlap(ranges: readonly CounterRange[]): boolean {
+  for (let one = 0; one < ranges.length; one++) {
+    const a = ranges[one] as CounterRange;
+    for (let other = one + 1; other < ranges.length; other++) {
+      const b = ranges[other] as CounterRange;
+      if (a.name === b.name && a.scope === b.scope && a.from <= b.to && b.from <= a.to) return true;
     }
   }
   return false;

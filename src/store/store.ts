@@ -392,7 +392,7 @@ export interface LimitStore {
   chargeCounters(charges: readonly CounterCharge[]): Promise<CounterValue[] | undefined>;
   /** Adds each change's amount, whatever the cap; a counter never goes below 0. */
   changeCounters(changes: readonly CounterChange[]): Promise<void>;
-  /** The counters in the ranges; a counter never charged is left out. */
+  /** The counters in the ranges, each once, by scope, name and bucket; a counter never charged is left out. */
   readCounters(ranges: readonly CounterRange[]): Promise<CounterValue[]>;
 }
 
