@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors/gateway-error.js";
 import type { LimitName, Limits } from "../policy/policy.js";
-import type { CounterChange, CounterCharge, CounterRange, CounterValue, LimitStore } from "../store/store.js";
+import type { CounterChange, CounterCharge, CounterValue, LimitStore } from "../store/store.js";
 import {
   bucketExpires,
   bucketOf,
@@ -68,7 +68,7 @@ interface Applied {
   expires: number;
 }
 
-/** Every charge refused this many times, each time with room found in every window (others took it), is refused. */
+/** A call whose charge is refused this many times, each time with room found in every window (others took it), is refused. */
 const attempts = 3;
 
 /**
@@ -99,8 +99,8 @@ export async function admitCall(store: LimitStore, request: AdmissionRequest): P
       }));
       return admitted(store, applied, remaining, tokens, request.now);
     }
-    const refusal = await refusingLimit(store, applied, request.now);
-    if (refusal !== undefined || attempt === attempts) throw refusal ?? limitError(applied[0] as Applied, 0, 1_000);
+    const refusal = await refusingLimit(store, applied, request.now, attempt === attempts);
+    if (refusal !== undefined) throw refusal;
   }
 }
 
@@ -187,46 +187,39 @@ export async function windowStatus(
 
 /** Per applied limit, what its window's earlier buckets hold (0 for a fixed window). */
 async function earlierCounts(store: LimitStore, applied: readonly Applied[]): Promise<number[]> {
-  const sums = applied.map(() => 0);
-  const reading: number[] = [];
-  const ranges: CounterRange[] = [];
-  applied.forEach((limit, index) => {
-    if (limit.earlier === 0) return;
-    reading.push(index);
-    ranges.push({
+  const reading = applied.filter((limit) => limit.earlier > 0);
+  if (reading.length === 0) return applied.map(() => 0);
+  const values = await store.readCounters(
+    reading.map((limit) => ({
       scope: limit.scope,
       name: limit.window.name,
       from: limit.bucket - limit.earlier,
       to: limit.bucket - 1,
-    });
-  });
-  if (ranges.length === 0) return sums;
-  for (const value of await store.readCounters(ranges)) {
-    for (const index of reading) {
-      const limit = applied[index] as Applied;
-      if (value.name === limit.window.name && value.scope === limit.scope && value.bucket < limit.bucket) {
-        sums[index] = (sums[index] as number) + value.used;
-        break;
-      }
-    }
-  }
-  return sums;
+    })),
+  );
+  return applied.map((limit) =>
+    limit.earlier === 0 ? 0 : windowCounts(limit, values).reduce((sum, count) => sum + count, 0),
+  );
 }
 
 /**
  * The error of the window that refuses the call, read from the counters now: of several, the one with the longest
- * wait; undefined when every window has room (another call's charge, since reconciled or released, took it).
+ * wait. When every window has room (another call's charge, since reconciled or released, took it): undefined, or
+ * with `lastAttempt` the window with the least room, as it stands, to retry after a second.
  */
 async function refusingLimit(
   store: LimitStore,
   applied: readonly Applied[],
   now: number,
+  lastAttempt: boolean,
 ): Promise<GatewayError | undefined> {
   const values = await readWindows(store, applied);
   let refusal: { limit: Applied; used: number; waitMs: number } | undefined;
+  let tightest: { limit: Applied; used: number } | undefined;
   for (const limit of applied) {
     const counts = windowCounts(limit, values);
     const used = counts.reduce((sum, count) => sum + count, 0);
+    if (tightest === undefined || limit.limit - used < tightest.limit.limit - tightest.used) tightest = { limit, used };
     if (used + limit.amount <= limit.limit) continue;
     const waitMs =
       limit.window.counts === "concurrent"
@@ -234,7 +227,8 @@ async function refusingLimit(
         : msUntilRoom(limit.window.shape, now, counts, limit.amount, limit.limit);
     if (refusal === undefined || waitMs > refusal.waitMs) refusal = { limit, used, waitMs };
   }
-  return refusal === undefined ? undefined : limitError(refusal.limit, refusal.used, refusal.waitMs);
+  if (refusal !== undefined) return limitError(refusal.limit, refusal.used, refusal.waitMs);
+  return lastAttempt && tightest !== undefined ? limitError(tightest.limit, tightest.used, 1_000) : undefined;
 }
 
 /** The 429 of a window that has no room: `RATE_LIMITED` or `BUDGET_EXHAUSTED`, with `Retry-After` in seconds. */
