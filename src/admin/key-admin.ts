@@ -91,9 +91,14 @@ export async function listKeys(admin: KeyAdmin): Promise<{ data: KeyObject[] }> 
 
 /** One key by its id, from the store or `keys.toml`. */
 export async function getKey(admin: KeyAdmin, id: string): Promise<KeyObject> {
+  return keyObject(await anyKey(admin, id));
+}
+
+/** A key of the store or of `keys.toml` by id; not found: 404. */
+async function anyKey(admin: KeyAdmin, id: string): Promise<NamedKey> {
   const key = (await admin.store.getKey(id)) ?? admin.fileKeys().find((fileKey) => fileKey.key.id === id)?.key;
   if (key === undefined) throw notFound();
-  return keyObject(key);
+  return key;
 }
 
 /** A window of a key's limits as the admin API shows it; a window of a policy's limits names the policy. */
@@ -118,8 +123,7 @@ export async function keyLimits(
   id: string,
   context: KeyLimitsContext,
 ): Promise<{ windows: KeyWindow[] }> {
-  const key = (await admin.store.getKey(id)) ?? admin.fileKeys().find((fileKey) => fileKey.key.id === id)?.key;
-  if (key === undefined) throw notFound();
+  const key = await anyKey(admin, id);
   const now = admin.now();
   const windows: KeyWindow[] = [];
   if (key.limits !== undefined) {
